@@ -1,0 +1,3 @@
+//! Mancala agents behind one [`Agent`] trait.
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout)]

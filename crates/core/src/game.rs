@@ -1,0 +1,229 @@
+//! The [`Game`] trait every rule set implements, and what a finished game yields.
+
+use std::fmt;
+use std::hash::Hash;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::{ByPlayer, IllegalMove, Move, MoveSet, Player, PositionError, Setup};
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Kalah: a row is empty (or, with `game_end=delayed`, the mover's row).
+    EmptyRow,
+    /// Oware: a player captured more than half the seeds, or both exactly half.
+    Majority,
+    /// Oware: a position repeated since the last capture.
+    Repetition,
+    /// Oware: the player to move had no legal move (nothing to sow, or cannot feed).
+    NoLegalMove,
+    /// Oware: the game reached `max_plies` moves.
+    MaxPlies,
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EndReason::EmptyRow => "empty_row",
+            EndReason::Majority => "majority",
+            EndReason::Repetition => "repetition",
+            EndReason::NoLegalMove => "no_legal_move",
+            EndReason::MaxPlies => "max_plies",
+        })
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Seeds credited to each player (store or captures, plus leftovers).
+    pub scores: ByPlayer<u8>,
+    /// Why the game ended.
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// The winner, or `None` for a draw.
+    pub fn winner(&self) -> Option<Player> {
+        match self.scores[Player::ZERO].cmp(&self.scores[Player::ONE]) {
+            std::cmp::Ordering::Greater => Some(Player::ZERO),
+            std::cmp::Ordering::Less => Some(Player::ONE),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    /// `score0 - score1`: positive when player 0 won.
+    pub fn margin(&self) -> i32 {
+        i32::from(self.scores[Player::ZERO]) - i32::from(self.scores[Player::ONE])
+    }
+
+    /// The margin from `player`'s side.
+    pub fn margin_for(&self, player: Player) -> i32 {
+        if player == Player::ZERO {
+            self.margin()
+        } else {
+            -self.margin()
+        }
+    }
+}
+
+/// A two-player mancala rule set. The value implementing it holds the rules
+/// (pit count, options); the state holds one position.
+///
+/// The player to move is part of the state: after a move, ask
+/// [`Game::to_move`] again, since a Kalah move can earn an extra turn.
+pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
+    /// One position, with everything that decides the rest of the game.
+    type State: Clone + fmt::Debug + PartialEq + Eq + Hash + Send + Sync;
+
+    /// The game's name as written in a game spec (`kalah`, `oware`).
+    fn name(&self) -> &'static str;
+
+    /// Pits in each row.
+    fn pits(&self) -> usize;
+
+    /// Seeds on the board in all at the start.
+    fn total_seeds(&self) -> usize;
+
+    /// The starting position.
+    fn start(&self) -> Self::State;
+
+    /// The player to move, or `None` once the game is over.
+    fn to_move(&self, state: &Self::State) -> Option<Player>;
+
+    /// Whether the game is over.
+    #[inline]
+    fn is_over(&self, state: &Self::State) -> bool {
+        self.to_move(state).is_none()
+    }
+
+    /// The moves the player to move may play; empty exactly when the game is over.
+    fn legal_moves(&self, state: &Self::State) -> MoveSet;
+
+    /// Plays `mv` without checking it: the hot path for search and playouts.
+    ///
+    /// # Panics
+    /// May panic, or leave a meaningless state, if `mv` is not legal.
+    fn play_unchecked(&self, state: &mut Self::State, mv: Move);
+
+    /// Plays `mv` if it is legal.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] naming the move and the legal ones; the state is unchanged.
+    fn try_play(&self, state: &mut Self::State, mv: Move) -> Result<(), IllegalMove> {
+        let legal = self.legal_moves(state);
+        if !legal.contains(mv) {
+            return Err(IllegalMove {
+                mv,
+                legal,
+                game_over: legal.is_empty(),
+            });
+        }
+        self.play_unchecked(state, mv);
+        Ok(())
+    }
+
+    /// The result, once the game is over.
+    fn outcome(&self, state: &Self::State) -> Option<Outcome>;
+
+    /// Seeds each player holds now (store or captures), leftovers not counted.
+    fn scores(&self, state: &Self::State) -> ByPlayer<u8>;
+
+    /// The position as plain data: rows, stores, player to move.
+    fn setup(&self, state: &Self::State) -> Setup;
+
+    /// Builds a position from plain data, checking it against these rules.
+    ///
+    /// # Errors
+    /// [`PositionError`] saying what does not fit (pit count, seed total, ...).
+    fn from_setup(&self, setup: &Setup) -> Result<Self::State, PositionError>;
+
+    /// A 64-bit key of the position for transposition tables. Equal positions
+    /// have equal keys; Oware's repetition history is not part of it.
+    fn key(&self, state: &Self::State) -> u64;
+
+    /// Length of [`Game::observe`]'s vector: `2 * pits + 3`.
+    fn observation_len(&self) -> usize {
+        2 * self.pits() + 3
+    }
+
+    /// Size of a policy vector: one entry per pit, then one for the swap.
+    fn num_actions(&self) -> usize {
+        self.pits() + 1
+    }
+
+    /// Writes the network input for `state` from the mover's point of view
+    /// (player 0's once the game is over) into `out`, of length
+    /// [`Game::observation_len`]:
+    ///
+    /// `[own pits 0..pits, opponent pits 0..pits, own store, opponent store, extra]`,
+    /// every seed count divided by the total seeds; `extra` is 1 when the
+    /// mover may swap (Kalah with the pie rule) and, in Oware, the fraction of
+    /// `max_plies` already played.
+    ///
+    /// # Panics
+    /// If `out` is shorter than [`Game::observation_len`].
+    fn observe(&self, state: &Self::State, out: &mut [f32]);
+}
+
+/// Plays uniformly random legal moves until the game ends; returns the outcome.
+pub fn random_playout<G: Game, R: Rng + ?Sized>(
+    game: &G,
+    state: &mut G::State,
+    rng: &mut R,
+) -> Outcome {
+    loop {
+        let legal = game.legal_moves(state);
+        if legal.is_empty() {
+            break;
+        }
+        let pick = if legal.len() == 1 {
+            0
+        } else {
+            rng.random_range(0..legal.len() as u32) as usize
+        };
+        game.play_unchecked(state, legal.nth(pick));
+    }
+    game.outcome(state)
+        .expect("a game with no legal move is over")
+}
+
+/// Shared by the games: fills `out` from a mover-relative view of the board.
+pub(crate) fn write_observation(
+    out: &mut [f32],
+    own: &[u8],
+    opp: &[u8],
+    stores: [u8; 2],
+    extra: f32,
+    total: usize,
+) {
+    let n = own.len();
+    let scale = 1.0 / total.max(1) as f32;
+    for (o, &s) in out[..n].iter_mut().zip(own) {
+        *o = f32::from(s) * scale;
+    }
+    for (o, &s) in out[n..2 * n].iter_mut().zip(opp) {
+        *o = f32::from(s) * scale;
+    }
+    out[2 * n] = f32::from(stores[0]) * scale;
+    out[2 * n + 1] = f32::from(stores[1]) * scale;
+    out[2 * n + 2] = extra;
+}
+
+/// A fast 64-bit hash of a few bytes (multiply-xorshift per 8-byte word).
+#[inline]
+pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = seed ^ K;
+    for chunk in bytes.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        h ^= h >> 29;
+    }
+    h ^= h >> 32;
+    h.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+}
