@@ -1,1 +1,80 @@
-fn main() {}
+//! `mancala`: tournaments, search agents and analysis for Kalah and Oware.
+//!
+//! This file only parses arguments and dispatches to one module per
+//! subcommand; the work itself lives in the library crates.
+
+mod bench;
+mod board;
+mod game_cmds;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// An error caused by the user's input (a bad spec, an illegal move, a
+/// broken config): the program exits with code 2 rather than 1.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// Wraps anything displayable as a [`BadInput`] error.
+pub fn bad_input(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::Error::new(BadInput(e.to_string()))
+}
+
+#[derive(Parser)]
+#[command(
+    name = "mancala",
+    version,
+    about = "Bot tournaments, search agents and first-move analysis for Kalah and Oware",
+    long_about = "Bot tournaments, search agents and first-move analysis for Kalah and Oware.\n\n\
+        Games are chosen with a game spec: kalah, kalah:pits=4,seeds=3, \
+        kalah:empty_capture=true,pie=true, oware:grand_slam=illegal, ..."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play a list of moves and print the board after each.
+    Replay(game_cmds::ReplayArgs),
+    /// Count move sequences to a depth (a move-generator check).
+    Perft(game_cmds::PerftArgs),
+    /// Show a position as a readable board.
+    Show(game_cmds::ShowArgs),
+    /// Measure random playouts per second, on one thread and on all.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => game_cmds::replay(&args),
+        Command::Perft(args) => game_cmds::perft(&args),
+        Command::Show(args) => game_cmds::show(&args),
+        Command::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            for cause in err.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            if err.downcast_ref::<BadInput>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -139,6 +139,8 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     ///
     /// # Errors
     /// [`PositionError`] saying what does not fit (pit count, seed total, ...).
+    // Named after shakmaty's `FromSetup`; the rules value is what validates.
+    #[allow(clippy::wrong_self_convention)]
     fn from_setup(&self, setup: &Setup) -> Result<Self::State, PositionError>;
 
     /// A 64-bit key of the position for transposition tables. Equal positions
@@ -226,4 +228,68 @@ pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     }
     h ^= h >> 32;
     h.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+}
+
+/// The non-empty cells of `cells[start..start + len]` as a bit set, read
+/// eight bytes at a time.
+///
+/// # Panics
+/// Unless `cells` has 16 bytes from `start` on (8 when `len <= 8`).
+#[inline(always)]
+pub(crate) fn nonzero_mask(cells: &[u8], start: usize, len: usize) -> u32 {
+    let word = |at: usize, len: usize| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&cells[at..at + 8]);
+        let w = u64::from_le_bytes(bytes);
+        if len >= 8 {
+            w
+        } else {
+            w & ((1u64 << (8 * len)) - 1)
+        }
+    };
+    let mut mask = nonzero_bytes(word(start, len));
+    if len > 8 {
+        mask |= nonzero_bytes(word(start + 8, len - 8)) << 8;
+    }
+    mask
+}
+
+/// Bit `k` set for each non-zero byte `k` of `w`.
+#[inline(always)]
+fn nonzero_bytes(w: u64) -> u32 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte's high bit ends up set when the byte is non-zero.
+    let high = ((w & LOW7).wrapping_add(LOW7) | w) & HIGH;
+    // Gather the eight high bits into the top byte, byte k to bit k.
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonzero_mask_reads_any_row() {
+        let mut cells = [0u8; 32];
+        for (i, c) in cells.iter_mut().enumerate() {
+            *c = if i % 3 == 0 {
+                0
+            } else {
+                (i * 7 % 200) as u8 + 1
+            };
+        }
+        for start in 0..16 {
+            for len in 1..=15 {
+                let expected =
+                    (0..len).fold(0u32, |m, k| m | (u32::from(cells[start + k] != 0) << k));
+                assert_eq!(
+                    nonzero_mask(&cells, start, len),
+                    expected,
+                    "start {start} len {len}"
+                );
+            }
+        }
+        assert_eq!(nonzero_bytes(0x8000_0000_0000_0100), 0b1000_0010);
+    }
 }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{hash_bytes, write_observation};
+use crate::game::{hash_bytes, nonzero_mask, write_observation};
 use crate::notation::check_common;
 use crate::spec::{check_board, write_spec, Spec};
 use crate::{
@@ -63,7 +63,14 @@ impl Default for KalahRules {
     }
 }
 
-const KEYS: &[&str] = &["pits", "seeds", "empty_capture", "game_end", "leftover", "pie"];
+const KEYS: &[&str] = &[
+    "pits",
+    "seeds",
+    "empty_capture",
+    "game_end",
+    "leftover",
+    "pie",
+];
 
 /// Cells of the ring `[P0 pits, store 0, P1 pits, store 1]` for the largest board.
 const RING: usize = 2 * MAX_PITS + 2;
@@ -74,7 +81,7 @@ impl KalahRules {
     /// Standard rules on a board of `pits` pits with `seeds` seeds each.
     ///
     /// # Errors
-    /// [`SpecError`] when `pits` is not in `1..=16`, `seeds` is 0, or the
+    /// [`SpecError`] when `pits` is not in `1..=15`, `seeds` is 0, or the
     /// board holds more than 255 seeds.
     pub fn new(pits: usize, seeds: usize) -> Result<KalahRules, SpecError> {
         if !(1..=MAX_PITS).contains(&pits) {
@@ -107,7 +114,9 @@ impl KalahRules {
     pub fn from_spec(spec: &Spec) -> Result<KalahRules, SpecError> {
         spec.check_keys(KEYS)?;
         let pits = spec.get_int("pits", 1..=MAX_PITS as u64)?.unwrap_or(6) as usize;
-        let seeds = spec.get_int("seeds", 1..=crate::MAX_SEEDS as u64)?.unwrap_or(4) as usize;
+        let seeds = spec
+            .get_int("seeds", 1..=crate::MAX_SEEDS as u64)?
+            .unwrap_or(4) as usize;
         let mut rules = KalahRules::new(pits, seeds)?;
         if let Some(v) = spec.get_bool("empty_capture")? {
             rules.empty_capture = v;
@@ -135,24 +144,17 @@ impl KalahRules {
         p * (self.n() + 1)
     }
 
-    #[inline]
+    #[inline(always)]
     fn row_mask(&self, cells: &[u8; RING], p: usize) -> u32 {
-        let start = self.row_start(p);
-        let mut mask = 0;
-        for (k, &c) in cells[start..start + self.n()].iter().enumerate() {
-            mask |= u32::from(c != 0) << k;
-        }
-        mask
+        nonzero_mask(cells, self.row_start(p), self.n())
     }
 
     /// Sets the player to move after a turn, or ends the game.
-    #[inline]
+    #[inline(always)]
     fn finish_turn(&self, state: &mut KalahState, next: usize) {
         let next_mask = self.row_mask(&state.cells, next);
         let over = match self.game_end {
-            GameEnd::Immediate => {
-                next_mask == 0 || self.row_mask(&state.cells, next ^ 1) == 0
-            }
+            GameEnd::Immediate => next_mask == 0 || self.row_mask(&state.cells, next ^ 1) == 0,
             GameEnd::Delayed => next_mask == 0,
         };
         if over {
@@ -222,7 +224,11 @@ pub struct KalahState {
 
 impl fmt::Debug for KalahState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "KalahState({:?}, to_move={}, pie_pending={})", &self.cells, self.to_move, self.pie_pending)
+        write!(
+            f,
+            "KalahState({:?}, to_move={}, pie_pending={})",
+            &self.cells, self.to_move, self.pie_pending
+        )
     }
 }
 
@@ -290,24 +296,43 @@ impl Game for KalahRules {
 
         // Whole laps (2n+1 places: all but the opponent's store) in one step.
         let lap = (2 * n + 1) as u8;
-        let (laps, rest) = (seeds / lap, seeds % lap);
-        if laps > 0 {
+        let mut rest = seeds;
+        if seeds >= lap {
+            let laps = seeds / lap;
+            rest = seeds % lap;
             for (k, c) in state.cells[..ring].iter_mut().enumerate() {
                 if k != opp_store {
                     *c += laps;
                 }
             }
         }
-        let mut pos = start;
-        for _ in 0..rest {
-            pos += 1;
-            if pos == opp_store {
-                pos += 1;
-            }
-            if pos >= ring {
-                pos -= ring;
-            }
-            state.cells[pos] += 1;
+        // The rest go one each to the next `steps` cells of the ring, the
+        // opponent's store excepted; done over the whole array at once so
+        // that the compiler can vectorise it and no branch depends on the seeds.
+        let to_opp_store = if opp_store > start {
+            opp_store - start
+        } else {
+            opp_store + ring - start
+        };
+        let steps = rest as usize + usize::from(rest as usize >= to_opp_store);
+        let (start8, ring8, steps8, skip8) =
+            (start as u8, ring as u8, steps as u8, opp_store as u8);
+        for (k, c) in state.cells.iter_mut().enumerate() {
+            let k = k as u8;
+            let dist = if k > start8 {
+                k - start8
+            } else {
+                k.wrapping_add(ring8).wrapping_sub(start8)
+            };
+            *c += u8::from((dist <= steps8) & (k != skip8) & (k < ring8));
+        }
+        let mut pos = start + steps;
+        if pos >= ring {
+            pos -= ring;
+        }
+        // With whole laps and nothing left over, the last seed fell in the origin.
+        if steps == 0 {
+            pos = start;
         }
 
         if p == 1 {
@@ -425,14 +450,22 @@ impl Game for KalahRules {
 
     fn observe(&self, state: &KalahState, out: &mut [f32]) {
         let n = self.n();
-        let p = if state.to_move == OVER { 0 } else { state.to_move as usize };
+        let p = if state.to_move == OVER {
+            0
+        } else {
+            state.to_move as usize
+        };
         let (own, opp) = (self.row_start(p), self.row_start(p ^ 1));
         write_observation(
             out,
             &state.cells[own..own + n],
             &state.cells[opp..opp + n],
             [state.cells[own + n], state.cells[opp + n]],
-            if state.legal & SWAP_BIT != 0 { 1.0 } else { 0.0 },
+            if state.legal & SWAP_BIT != 0 {
+                1.0
+            } else {
+                0.0
+            },
             self.total_seeds(),
         );
     }

@@ -40,9 +40,10 @@ pub use perft::perft;
 pub use spec::GameSpec;
 pub use types::{ByPlayer, Move, MoveSet, Player};
 
-/// The most pits a row may have. Moves are kept in a 32-bit set and boards
-/// in fixed arrays sized by this constant, so states stay small and `Copy`-cheap.
-pub const MAX_PITS: usize = 16;
+/// The most pits a row may have. Boards are fixed arrays sized by this
+/// constant: with 15 pits a Kalah ring (two rows and two stores) is exactly
+/// 32 bytes, two SIMD registers, which keeps sowing branch-free.
+pub const MAX_PITS: usize = 15;
 
 /// The most seeds a board may hold in all. Pits and stores are `u8`.
 pub const MAX_SEEDS: usize = u8::MAX as usize;

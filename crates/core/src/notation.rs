@@ -145,11 +145,7 @@ impl FromStr for Setup {
 }
 
 /// Checks what every game needs of a setup: row lengths and the seed total.
-pub(crate) fn check_common(
-    setup: &Setup,
-    pits: usize,
-    total: usize,
-) -> Result<(), PositionError> {
+pub(crate) fn check_common(setup: &Setup, pits: usize, total: usize) -> Result<(), PositionError> {
     for p in Player::BOTH {
         let found = setup.rows[p].len();
         if found != pits {

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{hash_bytes, write_observation};
+use crate::game::{hash_bytes, nonzero_mask, write_observation};
 use crate::notation::check_common;
 use crate::spec::{check_board, write_spec, Spec};
 use crate::{
@@ -51,7 +51,9 @@ impl Default for OwareRules {
 
 const KEYS: &[&str] = &["pits", "seeds", "grand_slam", "max_plies"];
 const GRAND_SLAM_NAMES: &[&str] = &["no_capture", "illegal", "capture_all"];
-const HOUSES: usize = 2 * MAX_PITS;
+/// Room for two rows of `MAX_PITS` houses, rounded up to 32 bytes so that
+/// whole-board updates are two SIMD operations.
+const HOUSES: usize = (2 * MAX_PITS).div_ceil(32) * 32;
 const OVER: u8 = 2;
 
 /// A board of houses, P0's then P1's, in sowing order.
@@ -61,7 +63,7 @@ impl OwareRules {
     /// Abapa rules on a board of `pits` houses with `seeds` seeds each.
     ///
     /// # Errors
-    /// [`SpecError`] when `pits` is not in `1..=16`, `seeds` is 0, or the
+    /// [`SpecError`] when `pits` is not in `1..=15`, `seeds` is 0, or the
     /// board holds more than 255 seeds.
     pub fn new(pits: usize, seeds: usize) -> Result<OwareRules, SpecError> {
         if !(1..=MAX_PITS).contains(&pits) {
@@ -94,10 +96,16 @@ impl OwareRules {
     pub fn from_spec(spec: &Spec) -> Result<OwareRules, SpecError> {
         spec.check_keys(KEYS)?;
         let pits = spec.get_int("pits", 1..=MAX_PITS as u64)?.unwrap_or(6) as usize;
-        let seeds = spec.get_int("seeds", 1..=crate::MAX_SEEDS as u64)?.unwrap_or(4) as usize;
+        let seeds = spec
+            .get_int("seeds", 1..=crate::MAX_SEEDS as u64)?
+            .unwrap_or(4) as usize;
         let mut rules = OwareRules::new(pits, seeds)?;
         if let Some(i) = spec.get_choice("grand_slam", GRAND_SLAM_NAMES)? {
-            rules.grand_slam = [GrandSlam::NoCapture, GrandSlam::Illegal, GrandSlam::CaptureAll][i];
+            rules.grand_slam = [
+                GrandSlam::NoCapture,
+                GrandSlam::Illegal,
+                GrandSlam::CaptureAll,
+            ][i];
         }
         if let Some(m) = spec.get_int("max_plies", 1..=1_000_000)? {
             rules.max_plies = m as u32;
@@ -120,40 +128,46 @@ impl OwareRules {
 
     /// Sows house `pit` of player `p`, skipping the origin on every lap;
     /// returns the house of the last seed.
-    #[inline]
+    #[inline(always)]
     fn sow(&self, houses: &mut Houses, p: usize, pit: usize) -> usize {
         let two_n = 2 * self.n();
         let start = p * self.n() + pit;
         let seeds = houses[start];
         houses[start] = 0;
         let lap = (two_n - 1) as u8;
-        let (laps, rest) = (seeds / lap, seeds % lap);
-        if laps > 0 {
+        let mut rest = seeds;
+        if seeds >= lap {
+            let laps = seeds / lap;
+            rest = seeds % lap;
             for (k, h) in houses[..two_n].iter_mut().enumerate() {
                 if k != start {
                     *h += laps;
                 }
             }
-        }
-        if rest == 0 {
-            // The last seed of the last lap fell just before the origin.
-            return (start + two_n - 1) % two_n;
-        }
-        let mut pos = start;
-        for _ in 0..rest {
-            pos += 1;
-            if pos == two_n {
-                pos = 0;
+            if rest == 0 {
+                // The last seed of the last lap fell just before the origin.
+                return (start + two_n - 1) % two_n;
             }
-            if pos == start {
-                pos += 1;
-                if pos == two_n {
-                    pos = 0;
-                }
-            }
-            houses[pos] += 1;
         }
-        pos
+        // Fewer than a lap left: one seed each to the next `rest` houses,
+        // which cannot reach the origin again. Done over the whole array so
+        // that it vectorises and no branch depends on the seed count.
+        let (start8, ring8, rest8) = (start as u8, two_n as u8, rest);
+        for (k, h) in houses.iter_mut().enumerate() {
+            let k = k as u8;
+            let dist = if k > start8 {
+                k - start8
+            } else {
+                k.wrapping_add(ring8).wrapping_sub(start8)
+            };
+            *h += u8::from((dist <= rest8) & (k < ring8));
+        }
+        let last = start + rest as usize;
+        if last >= two_n {
+            last - two_n
+        } else {
+            last
+        }
     }
 
     /// The houses a last seed in `last` would capture for mover `p`: the
@@ -186,15 +200,17 @@ impl OwareRules {
     /// The legal moves of `p`: non-empty houses, only feeding ones when the
     /// opponent is empty, and no grand slams under `grand_slam=illegal`
     /// unless nothing else is legal.
+    #[inline(always)]
     fn compute_legal(&self, houses: &Houses, p: usize) -> u32 {
         let n = self.n();
         let row = &houses[p * n..(p + 1) * n];
-        let opponent_empty = self.row_seeds(houses, p ^ 1) == 0;
-        let mut mask = 0u32;
-        for (i, &s) in row.iter().enumerate() {
-            // A move feeds the opponent when it sows past the own last house.
-            if s != 0 && (!opponent_empty || usize::from(s) >= n - i) {
-                mask |= 1 << i;
+        let mut mask = nonzero_mask(houses, p * n, n);
+        if nonzero_mask(houses, (p ^ 1) * n, n) == 0 {
+            // Only moves that sow past the own last house feed the opponent.
+            for (i, &s) in row.iter().enumerate() {
+                if usize::from(s) < n - i {
+                    mask &= !(1 << i);
+                }
             }
         }
         if self.grand_slam == GrandSlam::Illegal && mask != 0 {
@@ -234,7 +250,12 @@ impl OwareRules {
         // The last entry is the current board; the same player was to move
         // two, four, ... entries before it.
         let before = &state.history[..state.history.len() - 1];
-        before.iter().rev().skip(1).step_by(2).any(|b| *b == state.houses)
+        before
+            .iter()
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .any(|b| *b == state.houses)
     }
 }
 
@@ -287,7 +308,11 @@ impl fmt::Debug for OwareState {
         write!(
             f,
             "OwareState({:?}, scores={:?}, to_move={}, plies={}, history={})",
-            &self.houses, self.scores, self.to_move, self.plies, self.history.len()
+            &self.houses,
+            self.scores,
+            self.to_move,
+            self.plies,
+            self.history.len()
         )
     }
 }
@@ -467,7 +492,11 @@ impl Game for OwareRules {
 
     fn observe(&self, state: &OwareState, out: &mut [f32]) {
         let n = self.n();
-        let p = if state.to_move == OVER { 0 } else { state.to_move as usize };
+        let p = if state.to_move == OVER {
+            0
+        } else {
+            state.to_move as usize
+        };
         let (own, opp) = (p * n, (p ^ 1) * n);
         write_observation(
             out,

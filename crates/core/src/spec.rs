@@ -50,7 +50,9 @@ impl Spec {
                 };
                 let key = k.trim().to_ascii_lowercase();
                 if key.is_empty() || v.trim().is_empty() {
-                    return Err(malformed(&format!("option '{part}' needs a key and a value")));
+                    return Err(malformed(&format!(
+                        "option '{part}' needs a key and a value"
+                    )));
                 }
                 if options.iter().any(|(existing, _)| *existing == key) {
                     return Err(SpecError::DuplicateKey { key });
@@ -259,8 +261,14 @@ mod tests {
         assert_eq!(s.get("pits"), Some("4"));
         assert_eq!(s.get("seeds"), Some("3"));
         assert!(matches!(Spec::parse(""), Err(SpecError::Malformed { .. })));
-        assert!(matches!(Spec::parse("kalah:pits"), Err(SpecError::Malformed { .. })));
-        assert!(matches!(Spec::parse("kalah:pits=4,"), Err(SpecError::Malformed { .. })));
+        assert!(matches!(
+            Spec::parse("kalah:pits"),
+            Err(SpecError::Malformed { .. })
+        ));
+        assert!(matches!(
+            Spec::parse("kalah:pits=4,"),
+            Err(SpecError::Malformed { .. })
+        ));
         assert!(matches!(
             Spec::parse("kalah:pits=4,pits=5"),
             Err(SpecError::DuplicateKey { .. })
@@ -282,22 +290,40 @@ mod tests {
             assert_eq!(spec.to_string(), text);
             assert_eq!(spec.to_string().parse::<GameSpec>().unwrap(), spec);
         }
-        assert_eq!("kalah:pits=6,seeds=4".parse::<GameSpec>().unwrap().to_string(), "kalah");
+        assert_eq!(
+            "kalah:pits=6,seeds=4"
+                .parse::<GameSpec>()
+                .unwrap()
+                .to_string(),
+            "kalah"
+        );
     }
 
     #[test]
     fn game_spec_errors_name_the_key_and_accepted_values() {
         let e = "chess".parse::<GameSpec>().unwrap_err().to_string();
-        assert!(e.contains("unknown game 'chess'") && e.contains("kalah, oware"), "{e}");
+        assert!(
+            e.contains("unknown game 'chess'") && e.contains("kalah, oware"),
+            "{e}"
+        );
         let e = "kalah:pit=4".parse::<GameSpec>().unwrap_err().to_string();
         assert!(e.contains("'pit'") && e.contains("pits, seeds"), "{e}");
-        let e = "kalah:pie=maybe".parse::<GameSpec>().unwrap_err().to_string();
+        let e = "kalah:pie=maybe"
+            .parse::<GameSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'pie'") && e.contains("true or false"), "{e}");
-        let e = "oware:grand_slam=sometimes".parse::<GameSpec>().unwrap_err().to_string();
+        let e = "oware:grand_slam=sometimes"
+            .parse::<GameSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no_capture, illegal, capture_all"), "{e}");
         let e = "kalah:pits=0".parse::<GameSpec>().unwrap_err().to_string();
-        assert!(e.contains("'pits'") && e.contains("from 1 to 16"), "{e}");
-        let e = "kalah:pits=12,seeds=12".parse::<GameSpec>().unwrap_err().to_string();
+        assert!(e.contains("'pits'") && e.contains("from 1 to 15"), "{e}");
+        let e = "kalah:pits=12,seeds=12"
+            .parse::<GameSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("288 seeds"), "{e}");
     }
 }

@@ -191,6 +191,25 @@ pub struct MoveSet(u32);
 
 const SWAP_BIT: u32 = 1 << 31;
 
+/// `NTH_BIT[m][k]`: the position of the `k`-th set bit of the byte `m`, or 8.
+static NTH_BIT: [[u8; 8]; 256] = {
+    let mut table = [[8u8; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut k = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if m & (1 << bit) != 0 {
+                table[m][k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        m += 1;
+    }
+    table
+};
+
 impl MoveSet {
     /// No moves.
     pub const EMPTY: MoveSet = MoveSet(0);
@@ -237,6 +256,12 @@ impl MoveSet {
     /// If `n >= self.len()`.
     #[inline]
     pub fn nth(self, n: usize) -> Move {
+        if self.0 < 256 && n < 8 {
+            // Boards of up to 8 pits: one table look-up instead of a loop.
+            let pit = NTH_BIT[self.0 as usize][n];
+            assert!(pit < 8, "move index {n} out of range for {self:?}");
+            return Move::Pit(pit);
+        }
         let mut bits = self.0;
         for _ in 0..n {
             bits &= bits - 1;
@@ -319,7 +344,9 @@ mod tests {
 
     #[test]
     fn move_set_iterates_pits_then_swap() {
-        let set: MoveSet = [Move::Swap, Move::Pit(3), Move::Pit(0)].into_iter().collect();
+        let set: MoveSet = [Move::Swap, Move::Pit(3), Move::Pit(0)]
+            .into_iter()
+            .collect();
         assert_eq!(
             set.into_iter().collect::<Vec<_>>(),
             vec![Move::Pit(0), Move::Pit(3), Move::Swap]

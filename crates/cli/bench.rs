@@ -1,0 +1,108 @@
+//! `mancala bench`: how fast the engine plays, on one thread and on all.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use clap::Args;
+use mancala_core::{random_playout, with_game, Game, GameSpec};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use crate::bad_input;
+
+/// Arguments of `mancala bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Games to measure (game specs, comma-separated).
+    #[arg(long, value_delimiter = ',', default_values_t = ["kalah".to_string(), "oware".to_string()])]
+    games: Vec<String>,
+    /// Seconds to measure each line.
+    #[arg(long, default_value_t = 2.0)]
+    seconds: f64,
+    /// Threads for the parallel line (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Random games from the start on one thread for `budget`; returns how many.
+fn playouts<G: Game>(game: &G, seed: u64, budget: Duration) -> u64 {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let start = game.start();
+    let mut games = 0;
+    let t0 = Instant::now();
+    while t0.elapsed() < budget {
+        for _ in 0..256 {
+            let mut state = start.clone();
+            std::hint::black_box(random_playout(game, &mut state, &mut rng));
+        }
+        games += 256;
+    }
+    games
+}
+
+fn rate<G: Game>(game: &G, threads: usize, budget: Duration) -> f64 {
+    let t0 = Instant::now();
+    let total: u64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| s.spawn(move || playouts(game, 0x5eed + t as u64, budget)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bench thread panicked"))
+            .sum()
+    });
+    total as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// Formats a rate with a unit: 1.23M.
+pub fn human_rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1}k", x / 1e3)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// `mancala bench`.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        return Err(bad_input("--seconds must be a positive number"));
+    }
+    let budget = Duration::from_secs_f64(args.seconds);
+    let all = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let specs = args
+        .games
+        .iter()
+        .map(|g| {
+            g.parse::<GameSpec>()
+                .map_err(|e| bad_input(format!("--games: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    println!(
+        "random playouts from the start position ({:.1} s per line)",
+        args.seconds
+    );
+    println!(
+        "{:<34} {:>7} {:>12} {:>12} {:>9}",
+        "game", "threads", "games/s", "ns/game", "speedup"
+    );
+    for spec in &specs {
+        with_game!(spec, game => {
+            let one = rate(game, 1, budget);
+            println!("{:<34} {:>7} {:>12} {:>12.0} {:>9}", spec.to_string(), 1, human_rate(one), 1e9 / one, "1.00x");
+            if all > 1 {
+                let many = rate(game, all, budget);
+                println!(
+                    "{:<34} {:>7} {:>12} {:>12.0} {:>8.2}x",
+                    spec.to_string(), all, human_rate(many), 1e9 / many * all as f64, many / one
+                );
+            }
+        });
+    }
+    Ok(())
+}
