@@ -1,3 +1,122 @@
-//! Mancala agents behind one [`Agent`] trait.
+//! Mancala agents behind one [`Agent`] trait: `random`, `greedy`,
+//! `minimax` (alpha-beta) and `mcts` (UCT, ready for network priors).
+//!
+//! Agents are built from an agent spec string, the same everywhere (command
+//! line, configs, records):
+//!
+//! ```
+//! use mancala_agents::{Agent, AgentSpec};
+//! use mancala_core::{Game, KalahRules};
+//!
+//! let spec: AgentSpec = "minimax:depth=4".parse().unwrap();
+//! let game = KalahRules::default();
+//! let mut agent = spec.build::<KalahRules>();
+//! agent.new_game(7);
+//! let mv = agent.choose(&game, &game.start()).unwrap();
+//! assert!(game.legal_moves(&game.start()).contains(mv));
+//! ```
+//!
+//! Every agent is seeded through [`Agent::new_game`]: the same seed and
+//! position give the same move, so tournaments are reproducible.
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout)]
+
+mod eval;
+mod greedy;
+pub mod mcts;
+pub mod minimax;
+mod random;
+mod spec;
+mod tt;
+
+use std::time::Duration;
+
+use mancala_core::{Game, Move, SpecError};
+use thiserror::Error;
+
+pub use eval::Eval;
+pub use greedy::Greedy;
+pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy};
+pub use minimax::{Minimax, MinimaxOptions};
+pub use random::RandomAgent;
+pub use spec::{AgentSpec, Budget};
+
+/// An error of an agent while choosing a move.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The position has no legal move: the game is over.
+    #[error("asked to move in a finished game")]
+    GameOver,
+    /// The agent failed for a reason of its own (an external program that
+    /// crashed, a model that could not run, ...).
+    #[error("{0}")]
+    Failed(String),
+    /// A bad agent spec.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}
+
+/// What the last search found and cost, for reports and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SearchInfo {
+    /// Positions visited (minimax) or simulations run (MCTS).
+    pub nodes: u64,
+    /// Depth completed (minimax), or the deepest tree path (MCTS).
+    pub depth: u32,
+    /// The chosen move's value: expected margin for the mover (minimax) or
+    /// expected score in `0..=1` for the mover (MCTS); `None` when not searched.
+    pub value: Option<f64>,
+    /// Time spent.
+    pub elapsed: Duration,
+}
+
+/// A player of a game `G`: anything that picks a move for a position.
+///
+/// The tournament runner, training and the command line know agents only
+/// through this trait.
+pub trait Agent<G: Game>: Send {
+    /// A short name, the agent spec it was built from.
+    fn name(&self) -> String;
+
+    /// Prepares for a new game with its own seed: forgets search trees and
+    /// tables, so a game's moves depend only on its seed and positions.
+    fn new_game(&mut self, seed: u64);
+
+    /// Chooses a move for the player to move in `state`.
+    ///
+    /// # Errors
+    /// [`AgentError::GameOver`] for a finished game; [`AgentError::Failed`]
+    /// when the agent cannot answer.
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError>;
+
+    /// What the last call to [`Agent::choose`] searched.
+    fn info(&self) -> SearchInfo {
+        SearchInfo::default()
+    }
+}
+
+impl<G: Game> Agent<G> for Box<dyn Agent<G>> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn new_game(&mut self, seed: u64) {
+        (**self).new_game(seed);
+    }
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        (**self).choose(game, state)
+    }
+    fn info(&self) -> SearchInfo {
+        (**self).info()
+    }
+}
+
+/// Mixes a base seed with a stream number (splitmix64), so that agents and
+/// games get independent, reproducible random streams.
+pub fn derive_seed(base: u64, stream: u64) -> u64 {
+    let mut z = base ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

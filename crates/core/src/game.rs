@@ -132,6 +132,9 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// Seeds each player holds now (store or captures), leftovers not counted.
     fn scores(&self, state: &Self::State) -> ByPlayer<u8>;
 
+    /// Seeds in each player's row now.
+    fn row_seeds(&self, state: &Self::State) -> ByPlayer<u8>;
+
     /// The position as plain data: rows, stores, player to move.
     fn setup(&self, state: &Self::State) -> Setup;
 
@@ -143,8 +146,10 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     #[allow(clippy::wrong_self_convention)]
     fn from_setup(&self, setup: &Setup) -> Result<Self::State, PositionError>;
 
-    /// A 64-bit key of the position for transposition tables. Equal positions
-    /// have equal keys; Oware's repetition history is not part of it.
+    /// A 64-bit key of the position for transposition tables: states with
+    /// the same future (board, stores, player to move, and in Oware the
+    /// moves played and the boards seen since the last capture) get the same
+    /// key, and different ones different keys but for hash collisions.
     fn key(&self, state: &Self::State) -> u64;
 
     /// Length of [`Game::observe`]'s vector: `2 * pits + 3`.

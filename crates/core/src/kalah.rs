@@ -367,6 +367,14 @@ impl Game for KalahRules {
         ByPlayer([state.cells[n], state.cells[2 * n + 1]])
     }
 
+    fn row_seeds(&self, state: &KalahState) -> ByPlayer<u8> {
+        let n = self.n();
+        ByPlayer::new_with(|p| {
+            let s = self.row_start(p.index());
+            state.cells[s..s + n].iter().sum()
+        })
+    }
+
     fn setup(&self, state: &KalahState) -> Setup {
         let n = self.n();
         Setup {

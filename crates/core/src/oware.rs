@@ -410,6 +410,15 @@ impl Game for OwareRules {
         ByPlayer(state.scores)
     }
 
+    fn row_seeds(&self, state: &OwareState) -> ByPlayer<u8> {
+        let n = self.n();
+        ByPlayer::new_with(|p| {
+            state.houses[p.index() * n..(p.index() + 1) * n]
+                .iter()
+                .sum()
+        })
+    }
+
     fn setup(&self, state: &OwareState) -> Setup {
         let n = self.n();
         Setup {
@@ -481,13 +490,19 @@ impl Game for OwareRules {
         Ok(state)
     }
 
-    #[inline]
     fn key(&self, state: &OwareState) -> u64 {
+        let n2 = 2 * self.n();
         let mut bytes = [0u8; HOUSES + 2];
-        bytes[..2 * self.n()].copy_from_slice(&state.houses[..2 * self.n()]);
-        bytes[2 * self.n()] = state.scores[0];
-        bytes[2 * self.n() + 1] = state.scores[1];
-        hash_bytes(&bytes[..2 * self.n() + 2], u64::from(state.to_move))
+        bytes[..n2].copy_from_slice(&state.houses[..n2]);
+        bytes[n2] = state.scores[0];
+        bytes[n2 + 1] = state.scores[1];
+        // The ply count decides `max_plies`, and the boards since the last
+        // capture decide repetitions: both are part of the future.
+        let mut seed = u64::from(state.to_move) | u64::from(state.plies) << 8;
+        for board in &state.history[..state.history.len() - 1] {
+            seed = hash_bytes(&board[..n2], seed);
+        }
+        hash_bytes(&bytes[..n2 + 2], seed)
     }
 
     fn observe(&self, state: &OwareState, out: &mut [f32]) {

@@ -1,0 +1,491 @@
+//! The `mcts` agent: Monte Carlo tree search.
+//!
+//! One tree search serves two kinds of agents. With the default
+//! [`RolloutEvaluator`] it is UCT with random (or greedy) rollouts; an
+//! [`Evaluator`] that supplies move priors and values, such as a neural
+//! network, turns selection into PUCT (AlphaZero) without other changes.
+//!
+//! Each node stores the player who made the move into it, and its value sum
+//! is from that player's side. A parent picks among its children by their
+//! values as they are (the children's mover is the parent's player to move),
+//! and backing up adds a result from each node's own player's side. No sign
+//! is flipped by depth, so Kalah's extra turns are handled without a special
+//! case.
+
+use std::fmt;
+use std::time::Instant;
+
+use mancala_core::{random_playout, Game, Move, Player};
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use crate::greedy::best_turn_gain;
+use crate::{Agent, AgentError, Budget, SearchInfo};
+
+/// Search tunables.
+mod params {
+    /// The tree is dropped and grown anew past this many nodes (about 24
+    /// bytes each), so time budgets cannot exhaust memory.
+    pub const MAX_NODES: usize = 4_000_000;
+    /// How deep below the old root a reused tree is searched for the new position.
+    pub const REUSE_DEPTH: u32 = 6;
+    /// Simulations between two looks at the clock.
+    pub const CLOCK_INTERVAL: u64 = 64;
+}
+
+/// How rollouts choose their moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RolloutPolicy {
+    /// Uniformly random moves (fast).
+    Random,
+    /// The greedy agent's choice, ties at random (slower, stronger).
+    Greedy,
+}
+
+impl RolloutPolicy {
+    /// Names as written in a spec, in the order of [`RolloutPolicy::ALL`].
+    pub const NAMES: &'static [&'static str] = &["random", "greedy"];
+    /// Every policy.
+    pub const ALL: [RolloutPolicy; 2] = [RolloutPolicy::Random, RolloutPolicy::Greedy];
+}
+
+impl fmt::Display for RolloutPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(RolloutPolicy::NAMES[*self as usize])
+    }
+}
+
+/// Options of the MCTS agent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsOptions {
+    /// Simulations or time per move.
+    pub budget: Budget,
+    /// Exploration constant (UCT's `c`, or PUCT's `c_puct` with priors).
+    pub c: f64,
+    /// Rollout policy of the default evaluator.
+    pub rollout: RolloutPolicy,
+    /// Keep the subtree of the position reached between two moves of a game.
+    pub reuse: bool,
+}
+
+impl Default for MctsOptions {
+    fn default() -> MctsOptions {
+        MctsOptions {
+            budget: Budget::Sims(1000),
+            c: 1.4,
+            rollout: RolloutPolicy::Random,
+            reuse: true,
+        }
+    }
+}
+
+/// Scores positions for the tree search: a value, and optionally priors.
+pub trait Evaluator<G: Game>: Send {
+    /// Whether [`Evaluator::evaluate`] fills priors (PUCT) or not (UCT).
+    fn uses_priors(&self) -> bool;
+
+    /// The expected score of player 0 (1 win, ½ draw, 0 loss) in a
+    /// position that is not over; with priors, also fills `priors` with
+    /// one probability per legal move, in [`mancala_core::MoveSet`] order.
+    fn evaluate(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        rng: &mut SmallRng,
+        priors: &mut Vec<f32>,
+    ) -> f32;
+}
+
+/// The classic evaluator: play the game out with a rollout policy.
+#[derive(Clone, Copy, Debug)]
+pub struct RolloutEvaluator {
+    policy: RolloutPolicy,
+}
+
+impl RolloutEvaluator {
+    /// Rollouts with `policy`.
+    pub fn new(policy: RolloutPolicy) -> RolloutEvaluator {
+        RolloutEvaluator { policy }
+    }
+}
+
+/// Player 0's score for a finished game: 1, ½ or 0.
+fn score_for_zero(winner: Option<Player>) -> f32 {
+    match winner {
+        Some(Player::ZERO) => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    }
+}
+
+impl<G: Game> Evaluator<G> for RolloutEvaluator {
+    fn uses_priors(&self) -> bool {
+        false
+    }
+
+    fn evaluate(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        rng: &mut SmallRng,
+        _priors: &mut Vec<f32>,
+    ) -> f32 {
+        let mut s = state.clone();
+        let outcome = match self.policy {
+            RolloutPolicy::Random => random_playout(game, &mut s, rng),
+            RolloutPolicy::Greedy => {
+                while let Some(mover) = game.to_move(&s) {
+                    let mv = greedy_rollout_move(game, &s, mover, rng);
+                    game.play_unchecked(&mut s, mv);
+                }
+                game.outcome(&s).expect("finished")
+            }
+        };
+        score_for_zero(outcome.winner())
+    }
+}
+
+fn greedy_rollout_move<G: Game>(
+    game: &G,
+    state: &G::State,
+    mover: Player,
+    rng: &mut SmallRng,
+) -> Move {
+    let before = i32::from(game.scores(state)[mover]);
+    let mut best = (i32::MIN, 0u32, Move::Pit(0));
+    let mut nodes = 0;
+    for mv in game.legal_moves(state) {
+        let mut next = state.clone();
+        game.play_unchecked(&mut next, mv);
+        let mut gain = i32::from(game.scores(&next)[mover]) - before;
+        if game.to_move(&next) == Some(mover) {
+            gain += best_turn_gain(game, &next, mover, &mut nodes);
+        }
+        // Random tie-break: a fresh random key per move.
+        let tie = rng.random::<u32>();
+        if (gain, tie) > (best.0, best.1) {
+            best = (gain, tie, mv);
+        }
+    }
+    best.2
+}
+
+/// A tree node. Children of a node are contiguous in the arena.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// The move into this node.
+    mv: Move,
+    /// Who played `mv`; `value_sum` is from their side.
+    player: Player,
+    /// Whether the children exist.
+    expanded: bool,
+    num_children: u8,
+    first_child: u32,
+    visits: u32,
+    value_sum: f32,
+    prior: f32,
+}
+
+impl Node {
+    fn new(mv: Move, player: Player, prior: f32) -> Node {
+        Node {
+            mv,
+            player,
+            expanded: false,
+            num_children: 0,
+            first_child: 0,
+            visits: 0,
+            value_sum: 0.0,
+            prior,
+        }
+    }
+
+    fn mean(&self) -> f32 {
+        if self.visits == 0 {
+            0.5
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+}
+
+/// Monte Carlo tree search with an [`Evaluator`].
+pub struct Mcts<G: Game, E: Evaluator<G>> {
+    options: MctsOptions,
+    evaluator: E,
+    rng: SmallRng,
+    nodes: Vec<Node>,
+    root: u32,
+    /// The position at `root`, for finding the next position in the tree.
+    root_state: Option<G::State>,
+    priors: Vec<f32>,
+    path: Vec<u32>,
+    info: SearchInfo,
+}
+
+impl<G: Game, E: Evaluator<G>> fmt::Debug for Mcts<G, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mcts")
+            .field("options", &self.options)
+            .field("nodes", &self.nodes.len())
+            .finish()
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
+    /// A tree search with `options` and `evaluator`; seed it with [`Agent::new_game`].
+    pub fn new(options: MctsOptions, evaluator: E) -> Mcts<G, E> {
+        Mcts {
+            options,
+            evaluator,
+            rng: SmallRng::seed_from_u64(0),
+            nodes: Vec::new(),
+            root: 0,
+            root_state: None,
+            priors: Vec::new(),
+            path: Vec::new(),
+            info: SearchInfo::default(),
+        }
+    }
+
+    /// The evaluator (for example to reach a network).
+    pub fn evaluator_mut(&mut self) -> &mut E {
+        &mut self.evaluator
+    }
+
+    fn reset_tree(&mut self, game: &G, state: &G::State) {
+        self.nodes.clear();
+        // The root's own move and player are never read.
+        let player = game.to_move(state).unwrap_or(Player::ZERO);
+        self.nodes.push(Node::new(Move::Pit(0), player, 1.0));
+        self.root = 0;
+        self.root_state = Some(state.clone());
+    }
+
+    /// Moves the root to the node of `state` if the tree has it.
+    fn reuse_tree(&mut self, game: &G, state: &G::State) -> bool {
+        let Some(old) = self.root_state.clone() else {
+            return false;
+        };
+        if old == *state {
+            return true;
+        }
+        if let Some(node) = self.find(game, &old, self.root, state, params::REUSE_DEPTH) {
+            self.root = node;
+            self.root_state = Some(state.clone());
+            return true;
+        }
+        false
+    }
+
+    fn find(
+        &self,
+        game: &G,
+        at: &G::State,
+        node: u32,
+        target: &G::State,
+        depth: u32,
+    ) -> Option<u32> {
+        let n = self.nodes[node as usize];
+        if depth == 0 || !n.expanded {
+            return None;
+        }
+        for c in n.first_child..n.first_child + u32::from(n.num_children) {
+            let mut s = at.clone();
+            game.play_unchecked(&mut s, self.nodes[c as usize].mv);
+            if s == *target {
+                return Some(c);
+            }
+            if let Some(found) = self.find(game, &s, c, target, depth - 1) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Creates the children of `node` (at `state`, not over) and returns
+    /// the evaluator's value for player 0.
+    fn expand(&mut self, game: &G, state: &G::State, node: u32) -> f32 {
+        self.priors.clear();
+        let value = self
+            .evaluator
+            .evaluate(game, state, &mut self.rng, &mut self.priors);
+        let legal = game.legal_moves(state);
+        let mover = game.to_move(state).expect("expanding a finished game");
+        let first = self.nodes.len() as u32;
+        let uniform = 1.0 / legal.len() as f32;
+        let with_priors = self.evaluator.uses_priors() && self.priors.len() == legal.len();
+        for (i, mv) in legal.into_iter().enumerate() {
+            let prior = if with_priors { self.priors[i] } else { uniform };
+            self.nodes.push(Node::new(mv, mover, prior));
+        }
+        if !self.evaluator.uses_priors() {
+            // Unvisited children are tried in a seeded random order.
+            self.nodes[first as usize..].shuffle(&mut self.rng);
+        }
+        let n = &mut self.nodes[node as usize];
+        n.expanded = true;
+        n.first_child = first;
+        n.num_children = legal.len() as u8;
+        value
+    }
+
+    /// The child of `node` to descend into.
+    fn select(&self, node: u32) -> u32 {
+        let n = self.nodes[node as usize];
+        let children = n.first_child..n.first_child + u32::from(n.num_children);
+        let c = self.options.c as f32;
+        let mut best = (f32::NEG_INFINITY, n.first_child);
+        if self.evaluator.uses_priors() {
+            let sqrt_n = (n.visits as f32).sqrt();
+            // Unvisited children start from the parent's value for the player
+            // to move there (first-play urgency); that player is every
+            // child's `player`, and may be the parent's own (extra turn).
+            let mover = self.nodes[n.first_child as usize].player;
+            let fpu = if n.player == mover {
+                n.mean()
+            } else {
+                1.0 - n.mean()
+            };
+            for i in children {
+                let ch = &self.nodes[i as usize];
+                let q = if ch.visits == 0 { fpu } else { ch.mean() };
+                let score = q + c * ch.prior * sqrt_n / (1.0 + ch.visits as f32);
+                if score > best.0 {
+                    best = (score, i);
+                }
+            }
+        } else {
+            let log_n = (n.visits.max(1) as f32).ln();
+            for i in children {
+                let ch = &self.nodes[i as usize];
+                if ch.visits == 0 {
+                    return i;
+                }
+                let score = ch.mean() + c * (log_n / ch.visits as f32).sqrt();
+                if score > best.0 {
+                    best = (score, i);
+                }
+            }
+        }
+        best.1
+    }
+
+    /// One simulation from the root; returns the depth it reached.
+    fn simulate(&mut self, game: &G, root_state: &G::State) -> u32 {
+        let mut state = root_state.clone();
+        let mut node = self.root;
+        self.path.clear();
+        self.path.push(node);
+        let value = loop {
+            if let Some(outcome) = game.outcome(&state) {
+                break score_for_zero(outcome.winner());
+            }
+            if !self.nodes[node as usize].expanded {
+                break self.expand(game, &state, node);
+            }
+            node = self.select(node);
+            game.play_unchecked(&mut state, self.nodes[node as usize].mv);
+            self.path.push(node);
+        };
+        for &i in &self.path {
+            let n = &mut self.nodes[i as usize];
+            n.visits += 1;
+            n.value_sum += if n.player == Player::ZERO {
+                value
+            } else {
+                1.0 - value
+            };
+        }
+        self.path.len() as u32 - 1
+    }
+
+    /// Runs the search from `state` under the budget.
+    ///
+    /// # Errors
+    /// [`AgentError::GameOver`] when the game is over.
+    pub fn search(&mut self, game: &G, state: &G::State) -> Result<(), AgentError> {
+        let t0 = Instant::now();
+        if game.is_over(state) {
+            return Err(AgentError::GameOver);
+        }
+        if !(self.options.reuse && self.reuse_tree(game, state))
+            || self.nodes.len() > params::MAX_NODES
+        {
+            self.reset_tree(game, state);
+        }
+        let (max_sims, deadline) = match self.options.budget {
+            Budget::Sims(s) => (s, None),
+            Budget::Time(t) => (u64::MAX, Some(t0 + t)),
+            // Not reachable from a spec: treat a depth as a simulation count.
+            Budget::Depth(d) => (u64::from(d), None::<Instant>),
+        };
+        let mut sims = 0;
+        let mut deepest = 0;
+        while sims < max_sims {
+            deepest = deepest.max(self.simulate(game, state));
+            sims += 1;
+            if self.nodes.len() > params::MAX_NODES {
+                break;
+            }
+            if let Some(deadline) = deadline {
+                if sims % params::CLOCK_INTERVAL == 0 && Instant::now() >= deadline {
+                    break;
+                }
+            }
+        }
+        let best = self.best_child();
+        self.info = SearchInfo {
+            nodes: sims,
+            depth: deepest,
+            value: Some(f64::from(self.nodes[best as usize].mean())),
+            elapsed: t0.elapsed(),
+        };
+        Ok(())
+    }
+
+    /// The most visited root child (ties: the better mean).
+    fn best_child(&self) -> u32 {
+        let r = self.nodes[self.root as usize];
+        (r.first_child..r.first_child + u32::from(r.num_children))
+            .max_by(|&a, &b| {
+                let (x, y) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+                x.visits
+                    .cmp(&y.visits)
+                    .then(x.mean().total_cmp(&y.mean()))
+                    .then(b.cmp(&a))
+            })
+            .expect("the root of a game not over has children")
+    }
+
+    /// Visit counts of the root's moves after a search (a policy target).
+    pub fn root_visits(&self) -> Vec<(Move, u32)> {
+        let r = self.nodes[self.root as usize];
+        (r.first_child..r.first_child + u32::from(r.num_children))
+            .map(|i| (self.nodes[i as usize].mv, self.nodes[i as usize].visits))
+            .collect()
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Agent<G> for Mcts<G, E> {
+    fn name(&self) -> String {
+        crate::AgentSpec::Mcts(self.options.clone()).to_string()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+        self.nodes.clear();
+        self.root_state = None;
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        self.search(game, state)?;
+        let best = self.best_child();
+        Ok(self.nodes[best as usize].mv)
+    }
+
+    fn info(&self) -> SearchInfo {
+        self.info
+    }
+}

@@ -1,0 +1,323 @@
+//! The `minimax` agent: alpha-beta on the margin with iterative deepening,
+//! a transposition table and move ordering.
+//!
+//! Values are always from player 0's side (the margin `store0 - store1`,
+//! in quarter seeds): a node maximises when player 0 is to move and
+//! minimises otherwise. Whose turn it is comes from the state after every
+//! move, so Kalah's extra turns need no special case and no sign flips.
+
+use std::marker::PhantomData;
+use std::time::Instant;
+
+use mancala_core::{Game, Move, Player};
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::eval::SCALE;
+use crate::tt::{Bound, Table, NO_MOVE};
+use crate::{Agent, AgentError, Budget, Eval, SearchInfo};
+
+/// Search tunables, gathered here rather than spread through the code.
+mod params {
+    /// Deepest iteration a time budget may reach.
+    pub const MAX_DEPTH: u32 = 64;
+    /// Nodes between two looks at the clock.
+    pub const CLOCK_INTERVAL: u64 = 1024;
+    /// Ordering bonus of the transposition table's move.
+    pub const TT_MOVE_BONUS: i32 = 1 << 20;
+    /// Ordering bonus of a move that keeps the turn (Kalah's extra turn).
+    pub const EXTRA_TURN_BONUS: i32 = 1 << 12;
+}
+
+/// Options of the minimax agent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MinimaxOptions {
+    /// Depth in moves (extra-turn moves count) or time per move.
+    pub budget: Budget,
+    /// How leaves are scored.
+    pub eval: Eval,
+    /// Transposition table size in MiB (0: the smallest, 12 KiB).
+    pub tt_mib: usize,
+}
+
+impl Default for MinimaxOptions {
+    fn default() -> MinimaxOptions {
+        MinimaxOptions {
+            budget: Budget::Depth(8),
+            eval: Eval::Material,
+            tt_mib: 16,
+        }
+    }
+}
+
+/// Alpha-beta searcher.
+#[derive(Debug)]
+pub struct Minimax<G: Game> {
+    options: MinimaxOptions,
+    tt: Table,
+    rng: SmallRng,
+    info: SearchInfo,
+    nodes: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+    /// Set when a line was cut by the depth limit (not by the game's end).
+    hit_horizon: bool,
+    _game: PhantomData<fn() -> G>,
+}
+
+/// A child position and how promising it looks.
+struct Child<S> {
+    mv: Move,
+    state: S,
+    priority: i32,
+}
+
+impl<G: Game> Minimax<G> {
+    /// A searcher with these options; seed it with [`Agent::new_game`].
+    pub fn new(options: MinimaxOptions) -> Minimax<G> {
+        Minimax {
+            tt: Table::new(options.tt_mib),
+            options,
+            rng: SmallRng::seed_from_u64(0),
+            info: SearchInfo::default(),
+            nodes: 0,
+            deadline: None,
+            stopped: false,
+            hit_horizon: false,
+            _game: PhantomData,
+        }
+    }
+
+    /// The children of `state`, best first: the table's move, then moves
+    /// that keep the turn, then by the mover's immediate gain.
+    fn ordered_children(&self, game: &G, state: &G::State, tt_move: u8) -> Vec<Child<G::State>> {
+        let mover = game.to_move(state).expect("children of a finished game");
+        let before = i32::from(game.scores(state)[mover]);
+        let mut children: Vec<Child<G::State>> = game
+            .legal_moves(state)
+            .into_iter()
+            .map(|mv| {
+                let mut next = state.clone();
+                game.play_unchecked(&mut next, mv);
+                let mut priority = i32::from(game.scores(&next)[mover]) - before;
+                if game.to_move(&next) == Some(mover) {
+                    priority += params::EXTRA_TURN_BONUS;
+                }
+                if mv.action_index(game.pits()) as u8 == tt_move {
+                    priority += params::TT_MOVE_BONUS;
+                }
+                Child {
+                    mv,
+                    state: next,
+                    priority,
+                }
+            })
+            .collect();
+        children.sort_by_key(|c| std::cmp::Reverse(c.priority));
+        children
+    }
+
+    /// The alpha-beta value of `state` for player 0 to `depth` more moves.
+    fn search(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        depth: u32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        let Some(mover) = game.to_move(state) else {
+            let outcome = game
+                .outcome(state)
+                .expect("a game with no player to move is over");
+            return outcome.margin() * SCALE;
+        };
+        if depth == 0 {
+            self.hit_horizon = true;
+            return self.options.eval.evaluate(game, state);
+        }
+        if self.nodes % params::CLOCK_INTERVAL == 0 {
+            if let Some(deadline) = self.deadline {
+                if Instant::now() >= deadline {
+                    self.stopped = true;
+                }
+            }
+        }
+        if self.stopped {
+            return 0;
+        }
+
+        let key = game.key(state);
+        let mut tt_move = NO_MOVE;
+        if let Some(e) = self.tt.probe(key) {
+            tt_move = e.best;
+            // Only values of the same depth are used, so the search returns
+            // exactly the fixed-depth minimax value (tested against a plain
+            // minimax); deeper entries still order the moves.
+            if u32::from(e.depth) == depth {
+                match e.bound {
+                    Bound::Exact => return e.value,
+                    Bound::Lower => alpha = alpha.max(e.value),
+                    Bound::Upper => beta = beta.min(e.value),
+                    Bound::Empty => {}
+                }
+                if alpha >= beta {
+                    return e.value;
+                }
+            }
+        }
+
+        let (alpha0, beta0) = (alpha, beta);
+        let maximising = mover == Player::ZERO;
+        let mut best = if maximising { i32::MIN } else { i32::MAX };
+        let mut best_move = NO_MOVE;
+        for child in self.ordered_children(game, state, tt_move) {
+            let v = self.search(game, &child.state, depth - 1, alpha, beta);
+            if self.stopped {
+                return 0;
+            }
+            if (maximising && v > best) || (!maximising && v < best) {
+                best = v;
+                best_move = child.mv.action_index(game.pits()) as u8;
+            }
+            if maximising {
+                alpha = alpha.max(v);
+            } else {
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta0 {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.tt
+            .store(key, best, depth.min(255) as u8, bound, best_move);
+        best
+    }
+
+    /// Searches the root to `depth`; returns the best move and its value for
+    /// player 0, or `None` if time ran out.
+    fn search_root(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        depth: u32,
+        root: &mut [Child<G::State>],
+    ) -> Option<(Move, i32)> {
+        let maximising = game.to_move(state) == Some(Player::ZERO);
+        let (mut alpha, mut beta) = (i32::MIN, i32::MAX);
+        let mut best: Option<(Move, i32)> = None;
+        let mut values = Vec::with_capacity(root.len());
+        for child in root.iter() {
+            let v = self.search(game, &child.state, depth - 1, alpha, beta);
+            if self.stopped {
+                return None;
+            }
+            values.push(v);
+            let better = match best {
+                None => true,
+                Some((_, b)) => (maximising && v > b) || (!maximising && v < b),
+            };
+            if better {
+                best = Some((child.mv, v));
+            }
+            if maximising {
+                alpha = alpha.max(v);
+            } else {
+                beta = beta.min(v);
+            }
+        }
+        // Next iteration starts with this one's best move.
+        if let Some((mv, _)) = best {
+            if let Some(i) = root.iter().position(|c| c.mv == mv) {
+                root[..=i].rotate_right(1);
+            }
+        }
+        best
+    }
+
+    /// The fixed-depth alpha-beta value of `state` for player 0, in quarter
+    /// seeds, with every enhancement on (the table is kept between calls).
+    pub fn value(&mut self, game: &G, state: &G::State, depth: u32) -> i32 {
+        self.stopped = false;
+        self.deadline = None;
+        self.search(game, state, depth, i32::MIN, i32::MAX)
+    }
+}
+
+impl<G: Game> Agent<G> for Minimax<G> {
+    fn name(&self) -> String {
+        crate::AgentSpec::Minimax(self.options.clone()).to_string()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+        self.tt.clear();
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        let t0 = Instant::now();
+        let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
+        let (max_depth, deadline) = match self.options.budget {
+            Budget::Depth(d) => (d.max(1), None),
+            Budget::Time(t) => (params::MAX_DEPTH, Some(t0 + t)),
+            // Not reachable from a spec; a simulation count means nothing here.
+            Budget::Sims(_) => (8, None),
+        };
+        self.nodes = 0;
+        self.stopped = false;
+        self.deadline = deadline;
+
+        // Shuffle first (seeded), then order stably: among equally good
+        // moves the seed decides which one is played.
+        let mut root = self.ordered_children(game, state, NO_MOVE);
+        root.shuffle(&mut self.rng);
+        root.sort_by_key(|c| std::cmp::Reverse(c.priority));
+
+        let mut chosen = (root[0].mv, None);
+        let mut completed = 0;
+        if root.len() > 1 {
+            for depth in 1..=max_depth {
+                self.hit_horizon = false;
+                match self.search_root(game, state, depth, &mut root) {
+                    Some((mv, v)) => {
+                        chosen = (mv, Some(v));
+                        completed = depth;
+                    }
+                    None => break,
+                }
+                // Every line reached the end of the game: deeper is the same.
+                if !self.hit_horizon {
+                    break;
+                }
+            }
+        }
+        let value_for_mover = chosen.1.map(|v| {
+            let v = f64::from(v) / f64::from(SCALE);
+            if mover == Player::ZERO {
+                v
+            } else {
+                -v
+            }
+        });
+        self.info = SearchInfo {
+            nodes: self.nodes,
+            depth: completed,
+            value: value_for_mover,
+            elapsed: t0.elapsed(),
+        };
+        Ok(chosen.0)
+    }
+
+    fn info(&self) -> SearchInfo {
+        self.info
+    }
+}
