@@ -251,7 +251,7 @@ mod tests {
             "minimax:time=200ms",
             "minimax:depth=6,eval=store,tt=4",
             "mcts:sims=2000",
-            "mcts:time=100ms,c=1.4",
+            "mcts:time=100ms,c=2",
             "mcts:sims=50,rollout=greedy,reuse=false",
         ] {
             let spec: AgentSpec = text.parse().unwrap();

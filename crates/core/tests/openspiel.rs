@@ -27,7 +27,11 @@ fn ints(v: &Value) -> Vec<i64> {
 }
 
 fn board_of<G: Game>(game: &G, state: &G::State) -> Vec<i64> {
-    game.setup(state).board().into_iter().map(i64::from).collect()
+    game.setup(state)
+        .board()
+        .into_iter()
+        .map(i64::from)
+        .collect()
 }
 
 /// Replays every trace; `last_board_swept` says whether the reference's last
@@ -39,7 +43,11 @@ fn replay_all<G: Game>(game: &G, file: &str, last_board_swept: bool) -> usize {
     for g in &games {
         let id = g["index"].as_i64().unwrap();
         let mut state = game.start();
-        assert_eq!(board_of(game, &state), ints(&g["initial"]), "game {id}: start");
+        assert_eq!(
+            board_of(game, &state),
+            ints(&g["initial"]),
+            "game {id}: start"
+        );
         let players = ints(&g["players"]);
         let legal = ints(&g["legal"]);
         let moves = ints(&g["moves"]);
@@ -67,7 +75,11 @@ fn replay_all<G: Game>(game: &G, file: &str, last_board_swept: bool) -> usize {
                 let n = game.pits();
                 for p in 0..2 {
                     let side = |b: &[i64]| b[p * n..(p + 1) * n].iter().sum::<i64>() + b[2 * n + p];
-                    assert_eq!(side(&ours), side(&expected), "{ctx}: player {p}'s seeds at the end");
+                    assert_eq!(
+                        side(&ours),
+                        side(&expected),
+                        "{ctx}: player {p}'s seeds at the end"
+                    );
                 }
             } else {
                 assert_eq!(ours, expected, "{ctx}: board");
@@ -79,10 +91,15 @@ fn replay_all<G: Game>(game: &G, file: &str, last_board_swept: bool) -> usize {
             );
             positions += 1;
         }
-        let outcome = game.outcome(&state).unwrap_or_else(|| panic!("game {id} should be over"));
+        let outcome = game
+            .outcome(&state)
+            .unwrap_or_else(|| panic!("game {id} should be over"));
         let finals = ints(&g["final_scores"]);
         assert_eq!(
-            vec![i64::from(outcome.scores[Player::ZERO]), i64::from(outcome.scores[Player::ONE])],
+            vec![
+                i64::from(outcome.scores[Player::ZERO]),
+                i64::from(outcome.scores[Player::ONE])
+            ],
             finals,
             "game {id}: final scores"
         );
