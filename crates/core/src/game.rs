@@ -221,18 +221,27 @@ pub(crate) fn write_observation(
 }
 
 /// A fast 64-bit hash of a few bytes (multiply-xorshift per 8-byte word).
+/// The seed goes through a full avalanche first, so a structured seed (a
+/// chained hash, a small number) cannot cancel against the data.
 #[inline]
 pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = seed ^ K;
+    let mut h = avalanche(seed.wrapping_add(K));
     for chunk in bytes.chunks(8) {
         let mut word = [0u8; 8];
         word[..chunk.len()].copy_from_slice(chunk);
         h = (h ^ u64::from_le_bytes(word)).wrapping_mul(K);
         h ^= h >> 29;
     }
-    h ^= h >> 32;
-    h.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+    avalanche(h ^ bytes.len() as u64)
+}
+
+/// The splitmix64 finaliser: every input bit affects every output bit.
+#[inline]
+fn avalanche(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The non-empty cells of `cells[start..start + len]` as a bit set, read

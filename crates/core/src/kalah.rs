@@ -181,6 +181,9 @@ impl KalahRules {
         }
         state.to_move = OVER;
         state.legal = 0;
+        // A game can end during player 0's opening turn: no swap is pending
+        // in a finished game (as `from_setup` builds it).
+        state.pie_pending = false;
     }
 }
 
@@ -452,8 +455,14 @@ impl Game for KalahRules {
 
     #[inline]
     fn key(&self, state: &KalahState) -> u64 {
-        let seed = u64::from(state.to_move) | (u64::from(state.pie_pending) << 8);
-        hash_bytes(&state.cells[..2 * self.n() + 2], seed)
+        // The player to move and the swap flag are hashed as data: XORed into
+        // the seed they would cancel against the first pits' bytes.
+        let len = 2 * self.n() + 2;
+        let mut bytes = [0u8; RING + 2];
+        bytes[..len].copy_from_slice(&state.cells[..len]);
+        bytes[len] = state.to_move;
+        bytes[len + 1] = u8::from(state.pie_pending);
+        hash_bytes(&bytes[..len + 2], 0)
     }
 
     fn observe(&self, state: &KalahState, out: &mut [f32]) {

@@ -492,17 +492,21 @@ impl Game for OwareRules {
 
     fn key(&self, state: &OwareState) -> u64 {
         let n2 = 2 * self.n();
-        let mut bytes = [0u8; HOUSES + 2];
+        let mut bytes = [0u8; HOUSES + 7];
         bytes[..n2].copy_from_slice(&state.houses[..n2]);
         bytes[n2] = state.scores[0];
         bytes[n2 + 1] = state.scores[1];
         // The ply count decides `max_plies`, and the boards since the last
-        // capture decide repetitions: both are part of the future.
-        let mut seed = u64::from(state.to_move) | u64::from(state.plies) << 8;
+        // capture decide repetitions: both are part of the future. They are
+        // hashed as data: XORed into the seed they would cancel against the
+        // first houses' bytes.
+        bytes[n2 + 2] = state.to_move;
+        bytes[n2 + 3..n2 + 7].copy_from_slice(&state.plies.to_le_bytes());
+        let mut seed = 0;
         for board in &state.history[..state.history.len() - 1] {
             seed = hash_bytes(&board[..n2], seed);
         }
-        hash_bytes(&bytes[..n2 + 2], seed)
+        hash_bytes(&bytes[..n2 + 7], seed)
     }
 
     fn observe(&self, state: &OwareState, out: &mut [f32]) {

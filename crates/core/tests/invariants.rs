@@ -1,0 +1,372 @@
+//! Invariants over random games of every variant: Kalah and Oware with 1 to
+//! 8 pits, 1 to 10 seeds and every combination of options. Proptest draws
+//! the rules and a seed; the seed drives the random moves of the game.
+
+use std::collections::HashMap;
+
+use mancala_core::{ByPlayer, Game, GameSpec, KalahRules, Leftover, Move, Player, Setup};
+use proptest::prelude::*;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// No Kalah game should come anywhere near this many moves.
+const KALAH_PLY_LIMIT: usize = 10_000;
+
+fn kalah_spec() -> impl Strategy<Value = String> {
+    (
+        1usize..=8,
+        1usize..=10,
+        any::<bool>(),
+        prop_oneof![Just("immediate"), Just("delayed")],
+        prop_oneof![Just("owner"), Just("set_aside")],
+        any::<bool>(),
+    )
+        .prop_map(|(pits, seeds, empty_capture, end, leftover, pie)| {
+            format!(
+                "kalah:pits={pits},seeds={seeds},empty_capture={empty_capture},\
+                 game_end={end},leftover={leftover},pie={pie}"
+            )
+        })
+}
+
+fn oware_spec() -> impl Strategy<Value = String> {
+    (
+        1usize..=8,
+        1usize..=10,
+        prop_oneof![Just("no_capture"), Just("illegal"), Just("capture_all")],
+        prop_oneof![1u32..=40, Just(1000u32)],
+    )
+        .prop_map(|(pits, seeds, slam, max_plies)| {
+            format!("oware:pits={pits},seeds={seeds},grand_slam={slam},max_plies={max_plies}")
+        })
+}
+
+fn any_spec() -> impl Strategy<Value = GameSpec> {
+    prop_oneof![kalah_spec(), oware_spec()].prop_map(|s| s.parse::<GameSpec>().unwrap())
+}
+
+fn kalah_rules() -> impl Strategy<Value = KalahRules> {
+    kalah_spec().prop_map(|s| match s.parse::<GameSpec>().unwrap() {
+        GameSpec::Kalah(rules) => rules,
+        GameSpec::Oware(_) => unreachable!(),
+    })
+}
+
+/// Plays a random game from the start; calls `visit(state, move)` before each
+/// move and `visit(final_state, None)` at the end. Returns the moves played.
+fn random_game<G: Game>(
+    game: &G,
+    seed: u64,
+    mut visit: impl FnMut(&G::State, Option<Move>),
+) -> usize {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut state = game.start();
+    let mut plies = 0;
+    loop {
+        let legal = game.legal_moves(&state);
+        if legal.is_empty() {
+            visit(&state, None);
+            return plies;
+        }
+        let mv = legal.nth(rng.random_range(0..legal.len()));
+        visit(&state, Some(mv));
+        game.try_play(&mut state, mv)
+            .unwrap_or_else(|e| panic!("{game:?}: {e}"));
+        plies += 1;
+        assert!(
+            plies <= KALAH_PLY_LIMIT,
+            "{game:?}: no end after {plies} moves"
+        );
+    }
+}
+
+fn board_total(setup: &Setup) -> usize {
+    setup.total_seeds()
+}
+
+/// The same position seen from the other side: rows and stores exchanged,
+/// the other player to move.
+fn mirror(setup: &Setup) -> Setup {
+    Setup {
+        rows: setup.rows.clone().swapped(),
+        stores: setup.stores.swapped(),
+        to_move: setup.to_move.map(Player::opponent),
+        swap_available: false,
+    }
+}
+
+fn conserves_seeds<G: Game>(game: &G, set_aside: bool, seed: u64) {
+    let total = game.total_seeds();
+    random_game(game, seed, |state, mv| {
+        let setup = game.setup(state);
+        if mv.is_some() || !set_aside {
+            assert_eq!(board_total(&setup), total, "{game:?}: {setup}");
+        } else {
+            // Kalah with leftovers set aside: only the stores are left.
+            assert!(board_total(&setup) <= total, "{game:?}: {setup}");
+        }
+        let out = game.outcome(state);
+        if let Some(out) = out {
+            let scored =
+                usize::from(out.scores[Player::ZERO]) + usize::from(out.scores[Player::ONE]);
+            assert!(scored <= total);
+            if !set_aside {
+                assert_eq!(scored, total, "{game:?}: {setup}");
+            }
+            assert!(setup.rows.0.iter().flatten().all(|&s| s == 0), "{setup}");
+            assert_eq!(out.scores, setup.stores);
+        }
+    });
+}
+
+fn over_exactly_without_moves<G: Game>(game: &G, seed: u64) {
+    random_game(game, seed, |state, mv| {
+        let legal = game.legal_moves(state);
+        let over = game.to_move(state).is_none();
+        assert_eq!(legal.is_empty(), over, "{game:?}: {state:?}");
+        assert_eq!(game.is_over(state), over);
+        assert_eq!(game.outcome(state).is_some(), over, "{game:?}: {state:?}");
+        assert_eq!(mv.is_none(), over);
+        if let Some(mv) = mv {
+            assert!(legal.contains(mv));
+        }
+        // Every legal move can be played; no other can.
+        let tries = (0..=game.pits() as u8).map(Move::Pit).chain([Move::Swap]);
+        for m in tries {
+            let mut copy = state.clone();
+            let ok = game.try_play(&mut copy, m).is_ok();
+            assert_eq!(ok, legal.contains(m), "{game:?}: {m} at {state:?}");
+            if !ok {
+                assert_eq!(&copy, state, "a refused move leaves the state alone");
+            }
+        }
+    });
+}
+
+fn round_trips<G: Game>(game: &G, exact_state: bool, seed: u64) {
+    random_game(game, seed, |state, _| {
+        let setup = game.setup(state);
+        let text = setup.to_string();
+        let parsed: Setup = text.parse().unwrap();
+        assert_eq!(parsed, setup, "parse(print(p)) for {text}");
+        assert_eq!(parsed.to_string(), text);
+        let back = game
+            .from_setup(&setup)
+            .unwrap_or_else(|e| panic!("{game:?}: {text}: {e}"));
+        assert_eq!(game.setup(&back), setup, "{text}");
+        assert_eq!(game.legal_moves(&back), game.legal_moves(state), "{text}");
+        assert_eq!(game.to_move(&back), game.to_move(state), "{text}");
+        assert_eq!(
+            game.outcome(&back).map(|o| o.scores),
+            game.outcome(state).map(|o| o.scores)
+        );
+        if exact_state {
+            assert_eq!(&back, state, "{text}");
+            assert_eq!(game.key(&back), game.key(state), "{text}");
+        }
+    });
+}
+
+fn keys_follow_positions<G: Game>(game: &G, by_setup: bool, seed: u64) {
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut keys: HashMap<u64, String> = HashMap::new();
+    random_game(game, seed, |state, _| {
+        let text = game.setup(state).to_string();
+        let key = game.key(state);
+        assert_eq!(game.key(&state.clone()), key);
+        let fresh = |t: &str| game.from_setup(&t.parse().unwrap()).unwrap();
+        assert_eq!(game.key(&fresh(&text)), game.key(&fresh(&text)));
+        if by_setup {
+            // Kalah: the setup is the whole state.
+            assert_eq!(*seen.entry(text.clone()).or_insert(key), key, "{text}");
+        }
+        // Different positions, different keys (a collision here would be
+        // a 1 in 2^50 accident).
+        let first = keys.entry(key).or_insert_with(|| text.clone());
+        assert!(
+            !by_setup || *first == text,
+            "{first} and {text} have one key"
+        );
+    });
+}
+
+fn mirror_symmetric<G: Game>(game: &G, seed: u64) {
+    let mut out = vec![0.0; game.observation_len()];
+    let mut mirrored_out = vec![0.0; game.observation_len()];
+    random_game(game, seed, |state, _| {
+        let setup = game.setup(state);
+        if setup.swap_available || setup.to_move.is_none() {
+            return;
+        }
+        // Fresh positions on both sides (no Oware history on either).
+        let here = game.from_setup(&setup).unwrap();
+        let there = game
+            .from_setup(&mirror(&setup))
+            .unwrap_or_else(|e| panic!("mirror of {setup}: {e}"));
+        assert_eq!(game.legal_moves(&here), game.legal_moves(&there), "{setup}");
+        game.observe(&here, &mut out);
+        game.observe(&there, &mut mirrored_out);
+        assert_eq!(out, mirrored_out, "observation of {setup} and its mirror");
+        for mv in game.legal_moves(&here) {
+            let (mut a, mut b) = (here.clone(), there.clone());
+            game.play_unchecked(&mut a, mv);
+            game.play_unchecked(&mut b, mv);
+            assert_eq!(
+                mirror(&game.setup(&a)),
+                game.setup(&b),
+                "{setup}, move {mv}"
+            );
+            let (oa, ob) = (game.outcome(&a), game.outcome(&b));
+            assert_eq!(oa.map(|o| o.scores.swapped()), ob.map(|o| o.scores));
+            assert_eq!(oa.map(|o| o.reason), ob.map(|o| o.reason));
+        }
+    });
+}
+
+fn observation_is_well_formed<G: Game>(game: &G, seed: u64) {
+    let mut out = vec![f32::NAN; game.observation_len()];
+    let n = game.pits();
+    let scale = 1.0 / game.total_seeds() as f32;
+    random_game(game, seed, |state, _| {
+        game.observe(state, &mut out);
+        let setup = game.setup(state);
+        let me = game.to_move(state).unwrap_or(Player::ZERO);
+        let them = me.opponent();
+        let expect = |v: u8| f32::from(v) * scale;
+        for i in 0..n {
+            assert!((out[i] - expect(setup.rows[me][i])).abs() < 1e-6);
+            assert!((out[n + i] - expect(setup.rows[them][i])).abs() < 1e-6);
+        }
+        assert!((out[2 * n] - expect(setup.stores[me])).abs() < 1e-6);
+        assert!((out[2 * n + 1] - expect(setup.stores[them])).abs() < 1e-6);
+        assert!((0.0..=1.0).contains(&out[2 * n + 2]));
+    });
+}
+
+fn scores_of(setup: &Setup) -> ByPlayer<u8> {
+    setup.stores
+}
+
+proptest! {
+    // Failures are not saved to a file: the cases found so far are tests in
+    // tests/rules.rs (`kalah_game_ended_by_opening_turn_equals_its_setup`,
+    // `kalah_key_differs_for_different_positions`).
+    #![proptest_config(ProptestConfig {
+        cases: 1000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn seeds_conserved_at_every_step(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => conserves_seeds(&g, g.leftover == Leftover::SetAside, seed),
+            GameSpec::Oware(g) => conserves_seeds(&g, false, seed),
+        }
+    }
+
+    #[test]
+    fn no_legal_move_exactly_when_game_over(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => over_exactly_without_moves(&g, seed),
+            GameSpec::Oware(g) => over_exactly_without_moves(&g, seed),
+        }
+    }
+
+    #[test]
+    fn setup_and_notation_round_trip(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => round_trips(&g, true, seed),
+            // An Oware state also holds its history, which a setup has not.
+            GameSpec::Oware(g) => round_trips(&g, false, seed),
+        }
+    }
+
+    #[test]
+    fn keys_equal_for_equal_positions(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => keys_follow_positions(&g, true, seed),
+            GameSpec::Oware(g) => keys_follow_positions(&g, false, seed),
+        }
+    }
+
+    #[test]
+    fn mirrored_position_plays_mirrored(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => mirror_symmetric(&g, seed),
+            GameSpec::Oware(g) => mirror_symmetric(&g, seed),
+        }
+    }
+
+    #[test]
+    fn kalah_mirror_symmetry_of_played_states(rules in kalah_rules(), seed in any::<u64>()) {
+        // The state reached in play (not a fresh setup) against its mirror.
+        random_game(&rules, seed, |state, _| {
+            let setup = rules.setup(state);
+            if setup.swap_available || setup.to_move.is_none() {
+                return;
+            }
+            let there = rules.from_setup(&mirror(&setup)).unwrap();
+            for mv in rules.legal_moves(state) {
+                let (mut a, mut b) = (*state, there);
+                rules.play_unchecked(&mut a, mv);
+                rules.play_unchecked(&mut b, mv);
+                assert_eq!(mirror(&rules.setup(&a)), rules.setup(&b), "{setup}, move {mv}");
+            }
+        });
+    }
+
+    #[test]
+    fn observation_matches_setup(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => observation_is_well_formed(&g, seed),
+            GameSpec::Oware(g) => observation_is_well_formed(&g, seed),
+        }
+    }
+
+    #[test]
+    fn every_game_ends(spec in any_spec(), seed in any::<u64>()) {
+        match spec {
+            GameSpec::Kalah(g) => {
+                let plies = random_game(&g, seed, |_, _| {});
+                prop_assert!(plies < KALAH_PLY_LIMIT);
+            }
+            GameSpec::Oware(g) => {
+                let mut last = None;
+                let plies = random_game(&g, seed, |s, mv| {
+                    if mv.is_none() {
+                        last = Some(s.clone());
+                    }
+                });
+                prop_assert!(plies <= g.max_plies as usize, "{} > {}", plies, g.max_plies);
+                let last = last.unwrap();
+                prop_assert_eq!(last.plies() as usize, plies);
+                let out = g.outcome(&last).unwrap();
+                prop_assert_eq!(out.scores, scores_of(&g.setup(&last)));
+            }
+        }
+    }
+}
+
+#[test]
+fn random_playout_ends_every_variant() {
+    let mut rng = SmallRng::seed_from_u64(7);
+    for text in [
+        "kalah",
+        "kalah:pits=1,seeds=1,pie=true",
+        "kalah:pits=15,seeds=8,game_end=delayed,leftover=set_aside",
+        "oware",
+        "oware:pits=1,seeds=1",
+        "oware:pits=15,seeds=8,grand_slam=illegal,max_plies=2000",
+    ] {
+        let spec: GameSpec = text.parse().unwrap();
+        for _ in 0..50 {
+            mancala_core::with_game!(&spec, game => {
+                let mut state = game.start();
+                let out = mancala_core::random_playout(game, &mut state, &mut rng);
+                assert!(game.is_over(&state), "{text}");
+                assert_eq!(Some(out), game.outcome(&state));
+            });
+        }
+    }
+}
