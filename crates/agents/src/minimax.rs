@@ -1,6 +1,12 @@
 //! The `minimax` agent: alpha-beta on the margin with iterative deepening,
 //! a transposition table and move ordering.
 //!
+//! Depth counts turns, not moves: a move that keeps the turn (Kalah's extra
+//! turn) uses no depth, so a line of extra turns is always searched to its
+//! end. This extension is what makes a shallow search see the chains that
+//! decide Kalah games (depth 6 against greedy: 41% with it counted as a
+//! move, 80% without).
+//!
 //! Values are always from player 0's side (the margin `store0 - store1`,
 //! in quarter seeds): a node maximises when player 0 is to move and
 //! minimises otherwise. Whose turn it is comes from the state after every
@@ -33,7 +39,7 @@ mod params {
 /// Options of the minimax agent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MinimaxOptions {
-    /// Depth in moves (extra-turn moves count) or time per move.
+    /// Depth in turns (moves that keep the turn are free) or time per move.
     pub budget: Budget,
     /// How leaves are scored.
     pub eval: Eval,
@@ -71,6 +77,8 @@ struct Child<S> {
     mv: Move,
     state: S,
     priority: i32,
+    /// Depth the move uses up: 0 for a move that keeps the turn, else 1.
+    cost: u32,
 }
 
 impl<G: Game> Minimax<G> {
@@ -101,8 +109,11 @@ impl<G: Game> Minimax<G> {
                 let mut next = state.clone();
                 game.play_unchecked(&mut next, mv);
                 let mut priority = i32::from(game.scores(&next)[mover]) - before;
+                let mut cost = 1;
                 if game.to_move(&next) == Some(mover) {
                     priority += params::EXTRA_TURN_BONUS;
+                    // An extra turn is searched as part of the same turn.
+                    cost = 0;
                 }
                 if mv.action_index(game.pits()) as u8 == tt_move {
                     priority += params::TT_MOVE_BONUS;
@@ -111,6 +122,7 @@ impl<G: Game> Minimax<G> {
                     mv,
                     state: next,
                     priority,
+                    cost,
                 }
             })
             .collect();
@@ -157,6 +169,10 @@ impl<G: Game> Minimax<G> {
             // exactly the fixed-depth minimax value (tested against a plain
             // minimax); deeper entries still order the moves.
             if u32::from(e.depth) == depth {
+                // The entry stands for a subtree not visited now, which may
+                // have met the depth limit (in an earlier search, too): a
+                // deeper iteration can still change the answer.
+                self.hit_horizon = true;
                 match e.bound {
                     Bound::Exact => return e.value,
                     Bound::Lower => alpha = alpha.max(e.value),
@@ -174,7 +190,7 @@ impl<G: Game> Minimax<G> {
         let mut best = if maximising { i32::MIN } else { i32::MAX };
         let mut best_move = NO_MOVE;
         for child in self.ordered_children(game, state, tt_move) {
-            let v = self.search(game, &child.state, depth - 1, alpha, beta);
+            let v = self.search(game, &child.state, depth - child.cost, alpha, beta);
             if self.stopped {
                 return 0;
             }
@@ -217,7 +233,7 @@ impl<G: Game> Minimax<G> {
         let mut best: Option<(Move, i32)> = None;
         let mut values = Vec::with_capacity(root.len());
         for child in root.iter() {
-            let v = self.search(game, &child.state, depth - 1, alpha, beta);
+            let v = self.search(game, &child.state, depth - child.cost, alpha, beta);
             if self.stopped {
                 return None;
             }
