@@ -65,6 +65,62 @@ pub fn human_rate(x: f64) -> String {
     }
 }
 
+/// Agents measured by the search table: MCTS simulations/s with random
+/// rollouts (one rollout per simulation, as OpenSpiel's MCTS is usually
+/// run), with the default heuristic rollouts, and minimax nodes/s.
+const SEARCH_AGENTS: &[&str] = &[
+    "mcts:time=1s,rollout=random,reuse=false",
+    "mcts:time=1s,reuse=false",
+    "minimax:time=1s",
+];
+
+/// Positions a search benchmark averages over: the start, and positions
+/// after 4, 8 and 12 random moves (seeded), so that no single position
+/// decides the figure.
+fn bench_positions<G: Game>(game: &G) -> Vec<G::State> {
+    let mut rng = SmallRng::seed_from_u64(2024);
+    let mut out = vec![game.start()];
+    for plies in [4, 8, 12] {
+        let mut s = game.start();
+        for _ in 0..plies {
+            let legal = game.legal_moves(&s);
+            if legal.is_empty() {
+                break;
+            }
+            game.play_unchecked(
+                &mut s,
+                legal.nth(rand::Rng::random_range(&mut rng, 0..legal.len())),
+            );
+        }
+        if !game.is_over(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Search speed of one agent on one thread: (nodes or simulations per
+/// second, mean depth reached).
+fn search_rate<G: Game>(game: &G, spec: &str, budget: Duration) -> Result<(f64, f64)> {
+    let spec = crate::agents::AnyAgentSpec::parse(spec).map_err(bad_input)?;
+    let positions = bench_positions(game);
+    let per_position = budget.div_f64(positions.len() as f64);
+    let (mut nodes, mut secs, mut depth) = (0u64, 0f64, 0f64);
+    for (i, state) in positions.iter().enumerate() {
+        let mut agent = spec.build::<G>();
+        agent.new_game(i as u64);
+        let deadline = Instant::now() + per_position;
+        while Instant::now() < deadline {
+            agent.choose(game, state)?;
+            let info = agent.info();
+            nodes += info.nodes;
+            secs += info.elapsed.as_secs_f64();
+            depth += f64::from(info.depth) * info.elapsed.as_secs_f64();
+        }
+    }
+    Ok((nodes as f64 / secs.max(1e-9), depth / secs.max(1e-9)))
+}
+
 /// `mancala bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
     if !(args.seconds > 0.0 && args.seconds.is_finite()) {
@@ -101,6 +157,25 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                     "{:<34} {:>7} {:>12} {:>12.0} {:>8.2}x",
                     spec.to_string(), all, human_rate(many), 1e9 / many * all as f64, many / one
                 );
+            }
+        });
+    }
+    println!();
+    println!(
+        "search speed on one thread (start position and three random ones, {:.1} s per line)",
+        args.seconds
+    );
+    println!(
+        "{:<34} {:<42} {:>12} {:>7}",
+        "game", "agent", "per second", "depth"
+    );
+    for spec in &specs {
+        with_game!(spec, game => {
+            for agent in SEARCH_AGENTS {
+                let agent = agent.replace("time=1s", &format!("time={}ms", (args.seconds * 250.0).max(1.0) as u64));
+                let (rate, depth) = search_rate(game, &agent, budget)?;
+                let unit = if agent.starts_with("mcts") { "sims" } else { "nodes" };
+                println!("{:<34} {:<42} {:>7} {unit:<5} {depth:>6.1}", spec.to_string(), agent, human_rate(rate));
             }
         });
     }

@@ -3,11 +3,16 @@
 //! This file only parses arguments and dispatches to one module per
 //! subcommand; the work itself lives in the library crates.
 
+mod agents;
 mod bench;
 mod board;
 mod game_cmds;
+mod match_cmd;
+mod progress;
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand};
 
@@ -27,6 +32,33 @@ impl std::error::Error for BadInput {}
 /// Wraps anything displayable as a [`BadInput`] error.
 pub fn bad_input(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::Error::new(BadInput(e.to_string()))
+}
+
+/// Worker threads: the user's choice, or every core.
+pub fn threads(requested: Option<usize>) -> usize {
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// The flag that the first Ctrl-C raises: runs then end cleanly, keeping
+/// the games they finished. A second Ctrl-C exits at once.
+pub fn stop_flag() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    static INSTALL: OnceLock<()> = OnceLock::new();
+    INSTALL.get_or_init(|| {
+        let result = ctrlc::set_handler(|| {
+            if STOP.swap(true, Ordering::SeqCst) {
+                eprintln!("\ninterrupted again: exiting now");
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupted: stopping cleanly (Ctrl-C again to exit at once)");
+        });
+        if let Err(e) = result {
+            eprintln!("warning: Ctrl-C will not stop cleanly: {e}");
+        }
+    });
+    &STOP
 }
 
 #[derive(Parser)]
@@ -53,6 +85,8 @@ enum Command {
     Show(game_cmds::ShowArgs),
     /// Measure random playouts per second, on one thread and on all.
     Bench(bench::BenchArgs),
+    /// Play many games between two agents (seats swapped) and rate them.
+    Match(match_cmd::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +96,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => game_cmds::perft(&args),
         Command::Show(args) => game_cmds::show(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Match(args) => match_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

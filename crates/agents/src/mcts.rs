@@ -32,22 +32,36 @@ mod params {
     pub const REUSE_DEPTH: u32 = 6;
     /// Simulations between two looks at the clock.
     pub const CLOCK_INTERVAL: u64 = 64;
+    /// Chance of a random move in a heuristic rollout: some randomness keeps
+    /// the rollouts from all telling the same story (0.1 to 0.3 played
+    /// alike against greedy; 0 is worse).
+    pub const ROLLOUT_EPSILON: f32 = 0.2;
 }
 
 /// How rollouts choose their moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RolloutPolicy {
-    /// Uniformly random moves (fast).
+    /// Uniformly random moves: the fastest, and the classic UCT.
     Random,
-    /// The greedy agent's choice, ties at random (slower, stronger).
+    /// Mostly the move with the best immediate gain (an extra turn counts
+    /// one seed more), a random one with probability 0.2; ties at random.
+    /// About five times slower than random, and much stronger per
+    /// simulation (2000 simulations against greedy on Kalah(6,4): 88%
+    /// against 65% with random rollouts).
+    Heuristic,
+    /// The greedy agent's choice, whole turns looked through, ties at random.
     Greedy,
 }
 
 impl RolloutPolicy {
     /// Names as written in a spec, in the order of [`RolloutPolicy::ALL`].
-    pub const NAMES: &'static [&'static str] = &["random", "greedy"];
+    pub const NAMES: &'static [&'static str] = &["random", "heuristic", "greedy"];
     /// Every policy.
-    pub const ALL: [RolloutPolicy; 2] = [RolloutPolicy::Random, RolloutPolicy::Greedy];
+    pub const ALL: [RolloutPolicy; 3] = [
+        RolloutPolicy::Random,
+        RolloutPolicy::Heuristic,
+        RolloutPolicy::Greedy,
+    ];
 }
 
 impl fmt::Display for RolloutPolicy {
@@ -73,8 +87,11 @@ impl Default for MctsOptions {
     fn default() -> MctsOptions {
         MctsOptions {
             budget: Budget::Sims(1000),
-            c: 1.4,
-            rollout: RolloutPolicy::Random,
+            // Tuned against greedy on Kalah(6,4) with heuristic rollouts
+            // (0.3: 86%, 0.5: 91%, 0.8: 83%); with random rollouts 0.7 and
+            // 1.4 did alike.
+            c: 0.5,
+            rollout: RolloutPolicy::Heuristic,
             reuse: true,
         }
     }
@@ -134,6 +151,13 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
         let mut s = state.clone();
         let outcome = match self.policy {
             RolloutPolicy::Random => random_playout(game, &mut s, rng),
+            RolloutPolicy::Heuristic => {
+                while game.to_move(&s).is_some() {
+                    let mv = heuristic_rollout_move(game, &s, rng);
+                    game.play_unchecked(&mut s, mv);
+                }
+                game.outcome(&s).expect("finished")
+            }
             RolloutPolicy::Greedy => {
                 while let Some(mover) = game.to_move(&s) {
                     let mv = greedy_rollout_move(game, &s, mover, rng);
@@ -144,6 +168,27 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
         };
         score_for_zero(outcome.winner())
     }
+}
+
+fn heuristic_rollout_move<G: Game>(game: &G, state: &G::State, rng: &mut SmallRng) -> Move {
+    let legal = game.legal_moves(state);
+    if legal.len() == 1 || rng.random::<f32>() < params::ROLLOUT_EPSILON {
+        return legal.nth(rng.random_range(0..legal.len()));
+    }
+    let mover = game.to_move(state).expect("not over");
+    let before = i32::from(game.scores(state)[mover]);
+    let mut best = (i32::MIN, 0u32, Move::Pit(0));
+    for mv in legal {
+        let mut next = state.clone();
+        game.play_unchecked(&mut next, mv);
+        let gain = i32::from(game.scores(&next)[mover]) - before
+            + i32::from(game.to_move(&next) == Some(mover));
+        let tie = rng.random::<u32>();
+        if (gain, tie) > (best.0, best.1) {
+            best = (gain, tie, mv);
+        }
+    }
+    best.2
 }
 
 fn greedy_rollout_move<G: Game>(

@@ -1,6 +1,30 @@
 //! Tournaments for mancala agents: the schedule, the parallel runner, and
 //! the statistics (Elo with intervals, first-player advantage) over results.
+//!
+//! The runner knows agents only through [`mancala_agents::Agent`]; which
+//! agents exist is the caller's business (the binary adds neural ones).
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout)]
 
+pub mod record;
+pub mod runner;
+pub mod schedule;
 pub mod stats;
+
+use thiserror::Error;
+
+pub use record::GameRecord;
+pub use runner::{Arena, Players, RunOptions};
+pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
+
+/// Errors of the tournament crate.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ArenaError {
+    /// The worker threads could not start.
+    #[error("cannot start worker threads: {0}")]
+    Threads(String),
+    /// An opening is not legal in the game played.
+    #[error("illegal opening: {0}")]
+    Opening(String),
+}

@@ -1,0 +1,305 @@
+//! Plays scheduled games in parallel, each reproducible from its seed.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mancala_agents::{derive_seed, Agent};
+use mancala_core::{Game, Move, Player};
+use rayon::prelude::*;
+
+use crate::record::GameRecord;
+use crate::schedule::ScheduledGame;
+use crate::ArenaError;
+
+/// Builds a fresh agent for the agent index it is given.
+pub type AgentFactory<'a, G> = dyn Fn(usize) -> Box<dyn Agent<G>> + Sync + 'a;
+
+/// The players of a tournament: names, specs and how to build each.
+pub struct Players<'a, G: Game> {
+    /// Display names, by agent index.
+    pub names: Vec<String>,
+    /// Agent specs, by agent index.
+    pub specs: Vec<String>,
+    /// Builds agent `i`.
+    pub factory: Box<AgentFactory<'a, G>>,
+}
+
+/// How games are run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads.
+    pub threads: usize,
+    /// The tournament's seed; game `id` uses `derive_seed(seed, id)`.
+    pub seed: u64,
+    /// A move that takes longer forfeits the game (`None`: no limit).
+    pub move_timeout: Option<Duration>,
+}
+
+/// How one game ended, before it becomes a record.
+struct Played {
+    moves: Vec<Move>,
+    scores: [u8; 2],
+    winner: Option<u8>,
+    end: String,
+    error: Option<String>,
+    /// The seat whose agent panicked (it must be rebuilt).
+    panicked: Option<usize>,
+}
+
+/// Plays one game between `agents` (in seat order) after `opening`.
+/// Returns `None` if `stop` was raised before the end.
+fn play_one<G: Game>(
+    game: &G,
+    agents: [&mut Box<dyn Agent<G>>; 2],
+    opening: &[Move],
+    seed: u64,
+    move_timeout: Option<Duration>,
+    stop: &AtomicBool,
+) -> Result<Option<Played>, ArenaError> {
+    let [a0, a1] = agents;
+    let mut seats = [a0, a1];
+    for (seat, agent) in seats.iter_mut().enumerate() {
+        agent.new_game(derive_seed(seed, seat as u64));
+    }
+    let mut state = game.start();
+    let mut moves = Vec::with_capacity(128);
+    for &mv in opening {
+        game.try_play(&mut state, mv)
+            .map_err(|e| ArenaError::Opening(e.to_string()))?;
+        moves.push(mv);
+    }
+    let forfeit =
+        |seat: usize, moves: Vec<Move>, state: &G::State, why: String, panicked: bool| Played {
+            moves,
+            scores: game.scores(state).0,
+            winner: Some(1 - seat as u8),
+            end: "forfeit".into(),
+            error: Some(format!("seat {seat}: {why}")),
+            panicked: panicked.then_some(seat),
+        };
+    while let Some(mover) = game.to_move(&state) {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let seat = mover.index();
+        let t0 = Instant::now();
+        let answer = catch_unwind(AssertUnwindSafe(|| seats[seat].choose(game, &state)));
+        let took = t0.elapsed();
+        let mv = match answer {
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                return Ok(Some(forfeit(
+                    seat,
+                    moves,
+                    &state,
+                    format!("agent panicked: {why}"),
+                    true,
+                )));
+            }
+            Ok(Err(e)) => {
+                return Ok(Some(forfeit(
+                    seat,
+                    moves,
+                    &state,
+                    format!("agent error: {e}"),
+                    false,
+                )))
+            }
+            Ok(Ok(mv)) => mv,
+        };
+        if let Some(limit) = move_timeout {
+            if took > limit {
+                let why = format!(
+                    "timeout: move {} took {} ms, the limit is {} ms",
+                    moves.len() + 1,
+                    took.as_millis(),
+                    limit.as_millis()
+                );
+                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+            }
+        }
+        if let Err(e) = game.try_play(&mut state, mv) {
+            return Ok(Some(forfeit(seat, moves, &state, e.to_string(), false)));
+        }
+        moves.push(mv);
+    }
+    let outcome = game
+        .outcome(&state)
+        .expect("a game with no player to move is over");
+    Ok(Some(Played {
+        moves,
+        scores: outcome.scores.0,
+        winner: outcome.winner().map(|p: Player| p.index() as u8),
+        end: outcome.reason.to_string(),
+        error: None,
+        panicked: None,
+    }))
+}
+
+fn human_moves(moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(Move::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Everything fixed for a run: the game, its players, openings and options.
+pub struct Arena<'a, G: Game> {
+    /// The rules.
+    pub game: &'a G,
+    /// The rules as a game spec, for the records.
+    pub game_spec: String,
+    /// Who plays.
+    pub players: Players<'a, G>,
+    /// Opening move lists, indexed by [`ScheduledGame::opening`].
+    pub openings: Vec<Vec<Move>>,
+    /// Threads, seed, time limit.
+    pub options: RunOptions,
+}
+
+/// A worker's agents, built on first use, by agent index.
+type AgentCache<G> = Vec<Option<Box<dyn Agent<G>>>>;
+
+impl<G: Game> Arena<'_, G> {
+    /// Plays `games` on `options.threads` threads and hands each finished
+    /// game to `on_record` as soon as it ends (from a worker thread, in no
+    /// particular order). Raising `stop` ends the run quickly: games not yet
+    /// started are skipped and games in flight are abandoned, unrecorded.
+    ///
+    /// Every game depends only on its id and the seed, never on the thread
+    /// that plays it or on the games before it.
+    ///
+    /// # Errors
+    /// [`ArenaError::Threads`] when the thread pool cannot start,
+    /// [`ArenaError::Opening`] for an opening illegal in this game.
+    pub fn run(
+        &self,
+        games: &[ScheduledGame],
+        stop: &AtomicBool,
+        on_record: &(dyn Fn(GameRecord) + Sync),
+    ) -> Result<(), ArenaError> {
+        run_games(self, games, stop, on_record)
+    }
+}
+
+fn run_games<G: Game>(
+    arena: &Arena<'_, G>,
+    games: &[ScheduledGame],
+    stop: &AtomicBool,
+    on_record: &(dyn Fn(GameRecord) + Sync),
+) -> Result<(), ArenaError> {
+    let Arena {
+        game,
+        game_spec,
+        players,
+        openings,
+        options,
+    } = arena;
+    let game: &G = game;
+    let threads = options.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| ArenaError::Threads(e.to_string()))?;
+    // Each worker keeps its own agents (their tables, trees) between games;
+    // `new_game` resets them, so reuse never leaks into results.
+    let caches: Vec<Mutex<AgentCache<G>>> = (0..threads)
+        .map(|_| Mutex::new((0..players.names.len()).map(|_| None).collect()))
+        .collect();
+    let first_error: Mutex<Option<ArenaError>> = Mutex::new(None);
+    pool.install(|| {
+        games.par_iter().with_max_len(1).for_each(|g| {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let worker = rayon::current_thread_index().unwrap_or(0) % threads;
+            let mut cache = caches[worker].lock().unwrap_or_else(|p| p.into_inner());
+            let [i, j] = g.seats;
+            for &k in &g.seats {
+                if cache[k].is_none() {
+                    cache[k] = Some((players.factory)(k));
+                }
+            }
+            let seed = derive_seed(options.seed, g.id);
+            let t0 = Instant::now();
+            let result = if i == j {
+                // Self-play: two instances of the same agent.
+                let mut twin = (players.factory)(i);
+                let own = cache[i].as_mut().expect("built above");
+                play_one(
+                    game,
+                    [own, &mut twin],
+                    &openings[g.opening as usize],
+                    seed,
+                    options.move_timeout,
+                    stop,
+                )
+            } else {
+                let (lo, hi) = (i.min(j), i.max(j));
+                let (left, right) = cache.split_at_mut(hi);
+                let (a, b) = (
+                    left[lo].as_mut().expect("built"),
+                    right[0].as_mut().expect("built"),
+                );
+                let agents = if i < j { [a, b] } else { [b, a] };
+                play_one(
+                    game,
+                    agents,
+                    &openings[g.opening as usize],
+                    seed,
+                    options.move_timeout,
+                    stop,
+                )
+            };
+            let played = match result {
+                Ok(Some(p)) => p,
+                Ok(None) => return,
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    first_error
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                    return;
+                }
+            };
+            if let Some(seat) = played.panicked {
+                // A panicked agent may be in any state: build it anew.
+                cache[g.seats[seat]] = None;
+            }
+            drop(cache);
+            let record = GameRecord {
+                id: g.id,
+                pair: g.pair,
+                round: g.round,
+                opening: g.opening,
+                game: game_spec.to_string(),
+                players: [players.names[i].clone(), players.names[j].clone()],
+                agents: [players.specs[i].clone(), players.specs[j].clone()],
+                seats: g.seats,
+                seed,
+                opening_moves: human_moves(&openings[g.opening as usize]),
+                plies: played.moves.len() as u32,
+                moves: human_moves(&played.moves),
+                scores: played.scores,
+                winner: played.winner,
+                margin: i32::from(played.scores[0]) - i32::from(played.scores[1]),
+                duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
+                end: played.end,
+                error: played.error,
+            };
+            on_record(record);
+        });
+    });
+    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
