@@ -8,7 +8,9 @@ mod bench;
 mod board;
 mod game_cmds;
 mod match_cmd;
+mod play;
 mod progress;
+mod tournament;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +30,18 @@ impl std::fmt::Display for BadInput {
 }
 
 impl std::error::Error for BadInput {}
+
+/// A run stopped by Ctrl-C before its end (exit code 130, like a shell).
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// Wraps anything displayable as a [`BadInput`] error.
 pub fn bad_input(e: impl std::fmt::Display) -> anyhow::Error {
@@ -77,6 +91,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run a tournament from a config file (round-robin or gauntlet), in
+    /// parallel, with logs, resume, Elo ratings and first-player statistics.
+    Tournament(tournament::TournamentArgs),
     /// Play a list of moves and print the board after each.
     Replay(game_cmds::ReplayArgs),
     /// Count move sequences to a depth (a move-generator check).
@@ -87,19 +104,24 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Play many games between two agents (seats swapped) and rate them.
     Match(match_cmd::MatchArgs),
+    /// Play against an agent in the terminal.
+    Play(play::PlayArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Tournament(args) => tournament::run(&args),
         Command::Replay(args) => game_cmds::replay(&args),
         Command::Perft(args) => game_cmds::perft(&args),
         Command::Show(args) => game_cmds::show(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Match(args) => match_cmd::run(&args),
+        Command::Play(args) => play::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<Interrupted>().is_some() => ExitCode::from(130),
         Err(err) => {
             eprintln!("error: {err}");
             for cause in err.chain().skip(1) {

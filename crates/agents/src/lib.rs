@@ -39,7 +39,7 @@ pub use greedy::Greedy;
 pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy};
 pub use minimax::{Minimax, MinimaxOptions};
 pub use random::RandomAgent;
-pub use spec::{AgentSpec, Budget};
+pub use spec::{parse_duration, AgentSpec, Budget};
 
 /// An error of an agent while choosing a move.
 #[derive(Debug, Error)]

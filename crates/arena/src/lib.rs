@@ -6,14 +6,20 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout)]
 
+pub mod config;
+pub mod log;
 pub mod record;
+pub mod report;
 pub mod runner;
 pub mod schedule;
 pub mod stats;
 
 use thiserror::Error;
 
+pub use config::{ConfigError, TournamentConfig};
+pub use log::{GameLog, LogError};
 pub use record::GameRecord;
+pub use report::{summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions};
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 
