@@ -24,7 +24,7 @@ else
     echo "installing torch==$TORCH_VERSION into $dest (about 5 GB)..." >&2
     rm -rf "$dest/python"
     mkdir -p "$dest"
-    "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+    "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --root-user-action=ignore \
         --target "$dest/python" "torch==$TORCH_VERSION"
     echo "$TORCH_VERSION" > "$dest/VERSION"
 fi

@@ -11,6 +11,8 @@ mod match_cmd;
 mod play;
 mod progress;
 mod tournament;
+#[cfg(feature = "neural")]
+mod train_cmd;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -94,6 +96,9 @@ enum Command {
     /// Run a tournament from a config file (round-robin or gauntlet), in
     /// parallel, with logs, resume, Elo ratings and first-player statistics.
     Tournament(tournament::TournamentArgs),
+    /// Train a neural agent by self-play, AlphaZero-style (needs the `neural` feature).
+    #[cfg(feature = "neural")]
+    Train(train_cmd::TrainArgs),
     /// Play a list of moves and print the board after each.
     Replay(game_cmds::ReplayArgs),
     /// Count move sequences to a depth (a move-generator check).
@@ -112,6 +117,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Tournament(args) => tournament::run(&args),
+        #[cfg(feature = "neural")]
+        Command::Train(args) => train_cmd::run(&args),
         Command::Replay(args) => game_cmds::replay(&args),
         Command::Perft(args) => game_cmds::perft(&args),
         Command::Show(args) => game_cmds::show(&args),

@@ -99,7 +99,16 @@ fn play_match<G: Game>(
     progress.finish();
     let mut records = records.into_inner().expect("records");
     records.sort_by_key(|r| r.id);
-    report(&names, &records, args)
+    report(&names, &records, args)?;
+    if records.len() < games.len() {
+        eprintln!(
+            "interrupted: these results cover {} of {} games",
+            records.len(),
+            games.len()
+        );
+        return Err(anyhow::Error::new(crate::Interrupted));
+    }
+    Ok(())
 }
 
 /// Score of agent 0 in a record.

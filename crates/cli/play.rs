@@ -53,6 +53,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let echo = !stdin.is_terminal();
     let stdout = std::io::stdout();
     with_game!(&spec, game => {
+        opponent.check(game).map_err(|e| bad_input(format!("--opponent: {e}")))?;
         let state = start_state(game, args.game.position.as_deref())?;
         let mut session = Session::new(game, state, human, &opponent, seed, stdout.lock());
         session.game_spec = spec.to_string();

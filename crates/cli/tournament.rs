@@ -84,6 +84,14 @@ fn run_tournament<G: Game>(
     args: &TournamentArgs,
 ) -> Result<()> {
     let names = config.agent_names();
+    for (i, a) in agents.iter().enumerate() {
+        a.check(game).map_err(|e| {
+            bad_input(format!(
+                "{}: key `agents[{i}].spec`: {e}",
+                args.config.display()
+            ))
+        })?;
+    }
     let specs: Vec<String> = agents.iter().map(ToString::to_string).collect();
     let dir = args.output.clone().unwrap_or_else(|| config.output_dir());
     if args.fresh && dir.exists() {

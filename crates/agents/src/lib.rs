@@ -36,10 +36,10 @@ use thiserror::Error;
 
 pub use eval::Eval;
 pub use greedy::Greedy;
-pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy};
+pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, RootNoise};
 pub use minimax::{Minimax, MinimaxOptions};
 pub use random::RandomAgent;
-pub use spec::{parse_duration, AgentSpec, Budget};
+pub use spec::{parse_duration, spec_names, AgentSpec, Budget};
 
 /// An error of an agent while choosing a move.
 #[derive(Debug, Error)]

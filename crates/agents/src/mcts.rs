@@ -216,6 +216,17 @@ fn greedy_rollout_move<G: Game>(
     best.2
 }
 
+/// Dirichlet noise mixed into the root's priors, as in AlphaZero's
+/// self-play: `prior = (1 - epsilon) * prior + epsilon * Dir(alpha)`.
+/// Applied when the root is expanded, so use it with `reuse = false`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootNoise {
+    /// Concentration of the Dirichlet distribution.
+    pub alpha: f32,
+    /// Weight of the noise.
+    pub epsilon: f32,
+}
+
 /// A tree node. Children of a node are contiguous in the arena.
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -267,6 +278,7 @@ pub struct Mcts<G: Game, E: Evaluator<G>> {
     priors: Vec<f32>,
     path: Vec<u32>,
     info: SearchInfo,
+    noise: Option<RootNoise>,
 }
 
 impl<G: Game, E: Evaluator<G>> fmt::Debug for Mcts<G, E> {
@@ -291,7 +303,13 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
             priors: Vec::new(),
             path: Vec::new(),
             info: SearchInfo::default(),
+            noise: None,
         }
+    }
+
+    /// Mixes Dirichlet noise into the priors of every new root (self-play).
+    pub fn set_root_noise(&mut self, noise: Option<RootNoise>) {
+        self.noise = noise;
     }
 
     /// The evaluator (for example to reach a network).
@@ -368,12 +386,32 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         if !self.evaluator.uses_priors() {
             // Unvisited children are tried in a seeded random order.
             self.nodes[first as usize..].shuffle(&mut self.rng);
+        } else if let (Some(noise), true) = (self.noise, node == self.root) {
+            self.add_noise(first as usize, noise);
         }
         let n = &mut self.nodes[node as usize];
         n.expanded = true;
         n.first_child = first;
         n.num_children = legal.len() as u8;
         value
+    }
+
+    fn add_noise(&mut self, first: usize, noise: RootNoise) {
+        let children = &mut self.nodes[first..];
+        if children.len() < 2 {
+            return;
+        }
+        let Ok(gamma) = rand_distr::Gamma::new(noise.alpha.max(1e-3), 1.0) else {
+            return;
+        };
+        let draws: Vec<f32> = children
+            .iter()
+            .map(|_| rand_distr::Distribution::sample(&gamma, &mut self.rng))
+            .collect();
+        let total: f32 = draws.iter().sum::<f32>().max(f32::MIN_POSITIVE);
+        for (child, d) in children.iter_mut().zip(draws) {
+            child.prior = (1.0 - noise.epsilon) * child.prior + noise.epsilon * d / total;
+        }
     }
 
     /// The child of `node` to descend into.

@@ -38,6 +38,11 @@ pub enum AgentSpec {
 /// The agent names a spec accepts (without the extensions of other crates).
 pub const AGENT_NAMES: &[&str] = &["random", "greedy", "minimax", "mcts"];
 
+/// The agent names this crate builds.
+pub fn spec_names() -> &'static [&'static str] {
+    AGENT_NAMES
+}
+
 impl AgentSpec {
     /// Builds a fresh agent for game `G`. Call [`Agent::new_game`] with a seed
     /// before the first move.
@@ -139,29 +144,31 @@ pub fn format_duration(t: Duration) -> String {
     }
 }
 
-/// Parses `250ms`, `2s`, `1.5s` or `500us`.
+/// Parses `250ms`, `2s`, `1.5s`, `500us`, `30m` or `2h`.
 ///
 /// # Errors
 /// [`SpecError::BadValue`] for anything else, or a zero or negative time.
 pub fn parse_duration(key: &str, value: &str) -> Result<Duration, SpecError> {
     let v = value.trim().to_ascii_lowercase();
-    let (number, scale) = if let Some(n) = v.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = v.strip_suffix("us") {
-        (n, 1e-6)
-    } else if let Some(n) = v.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        ("", 0.0)
-    };
-    match number.trim().parse::<f64>() {
-        Ok(x) if x > 0.0 && x.is_finite() && x * scale < 1e6 => {
-            Ok(Duration::from_secs_f64(x * scale))
+    let units: [(&str, f64); 5] = [
+        ("ms", 1e-3),
+        ("us", 1e-6),
+        ("s", 1.0),
+        ("m", 60.0),
+        ("h", 3600.0),
+    ];
+    let parsed = units
+        .iter()
+        .find_map(|(suffix, scale)| v.strip_suffix(suffix).map(|n| (n, *scale)))
+        .and_then(|(n, scale)| n.trim().parse::<f64>().ok().map(|x| x * scale));
+    match parsed {
+        Some(secs) if secs > 0.0 && secs.is_finite() && secs < 1e7 => {
+            Ok(Duration::from_secs_f64(secs))
         }
         _ => Err(bad_value(
             key,
             value,
-            "a positive time such as 200ms or 1.5s",
+            "a positive time such as 200ms, 1.5s or 30m",
         )),
     }
 }
@@ -301,6 +308,6 @@ mod tests {
             .parse::<AgentSpec>()
             .unwrap_err()
             .to_string();
-        assert!(e.contains("random, greedy"), "{e}");
+        assert!(e.contains("random, heuristic, greedy"), "{e}");
     }
 }

@@ -25,7 +25,7 @@ pub enum LogError {
         source: std::io::Error,
     },
     /// The folder holds results of a different tournament.
-    #[error("{path} belongs to a different tournament ({what} differs); delete the folder or choose another `output` or `name`")]
+    #[error("{path} belongs to a different tournament ({what}); delete the folder or choose another `output` or `name`")]
     Mismatch {
         /// The identity file.
         path: String,
@@ -129,7 +129,9 @@ impl GameLog {
             }
         } else {
             let text = serde_json::to_string_pretty(&identity).expect("identity serialises");
-            fs::write(&id_path, text + "\n").map_err(io(&id_path))?;
+            let tmp = id_path.with_extension("json.tmp");
+            fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
+            fs::rename(&tmp, &id_path).map_err(io(&id_path))?;
         }
 
         let jsonl_path = dir.join("games.jsonl");
@@ -281,14 +283,16 @@ fn first_difference(old: &serde_json::Value, new: &serde_json::Value) -> String 
             for (k, v) in b {
                 match a.get(k) {
                     Some(w) if w == v => {}
-                    Some(w) => return format!("`{k}`: was {w}, now {v}"),
+                    Some(w) => return format!("`{k}` differs: was {w}, now {v}"),
                     None => return format!("`{k}` is new"),
                 }
             }
             a.keys()
                 .find(|k| !b.contains_key(*k))
-                .map_or("the configuration".into(), |k| format!("`{k}` is gone"))
+                .map_or("the configuration differs".into(), |k| {
+                    format!("`{k}` is gone")
+                })
         }
-        _ => "the configuration".into(),
+        _ => "the configuration differs".into(),
     }
 }

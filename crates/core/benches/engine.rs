@@ -32,11 +32,15 @@ fn perft_bench(c: &mut Criterion) {
     // The node count is asserted so a benchmark never times a wrong engine.
     assert_eq!(perft(&kalah, &kalah.start(), 6), 23_233);
     group.throughput(Throughput::Elements(23_233));
-    group.bench_function("kalah_6x4_depth6", |b| b.iter(|| perft(&kalah, black_box(&kalah.start()), 6)));
+    group.bench_function("kalah_6x4_depth6", |b| {
+        b.iter(|| perft(&kalah, black_box(&kalah.start()), 6))
+    });
     let oware = OwareRules::default();
     assert_eq!(perft(&oware, &oware.start(), 6), 27_332);
     group.throughput(Throughput::Elements(27_332));
-    group.bench_function("oware_6x4_depth6", |b| b.iter(|| perft(&oware, black_box(&oware.start()), 6)));
+    group.bench_function("oware_6x4_depth6", |b| {
+        b.iter(|| perft(&oware, black_box(&oware.start()), 6))
+    });
     group.finish();
 }
 

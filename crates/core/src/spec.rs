@@ -76,7 +76,11 @@ impl Spec {
                 return Err(SpecError::UnknownKey {
                     name: self.name.clone(),
                     key: key.clone(),
-                    accepted: accepted.join(", "),
+                    accepted: if accepted.is_empty() {
+                        "none: it takes no options".into()
+                    } else {
+                        accepted.join(", ")
+                    },
                 });
             }
         }

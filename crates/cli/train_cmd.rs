@@ -1,0 +1,120 @@
+//! `mancala train CONFIG`: AlphaZero-style training (the `neural` feature).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mancala_core::{with_game, GameSpec};
+use mancala_neural::{NeuralError, TrainConfig, TrainEvent, Trainer};
+use tch::Device;
+
+use crate::{bad_input, Interrupted};
+
+/// Where the network runs.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DeviceChoice {
+    /// The CPU.
+    Cpu,
+    /// The first CUDA GPU (an error if there is none).
+    Cuda,
+    /// A GPU if there is one, else the CPU.
+    Auto,
+}
+
+/// Arguments of `mancala train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The training config, e.g. configs/train-kalah.toml.
+    config: PathBuf,
+    /// Continue the run checkpointed in the output folder.
+    #[arg(long)]
+    resume: bool,
+    /// Where the network runs.
+    #[arg(long, value_enum, default_value = "auto")]
+    device: DeviceChoice,
+    /// Output folder (default: the config's `output`, else results/<name>).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Run at most this many generations in all (overrides the config).
+    #[arg(long)]
+    generations: Option<u32>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `mancala train`.
+pub fn run(args: &TrainArgs) -> Result<()> {
+    let mut config = TrainConfig::load(&args.config).map_err(bad_input)?;
+    if let Some(g) = args.generations {
+        config.generations = g;
+    }
+    let path = args.config.display().to_string();
+    let spec: GameSpec = config
+        .game
+        .parse()
+        .map_err(|e| bad_input(format!("{path}: key `game`: {e}")))?;
+    for (i, b) in config.baselines.iter().enumerate() {
+        b.parse::<mancala_agents::AgentSpec>()
+            .map_err(|e| bad_input(format!("{path}: key `baselines[{i}]`: {e}")))?;
+    }
+    let device = match args.device {
+        DeviceChoice::Cpu => Device::Cpu,
+        DeviceChoice::Auto => Device::cuda_if_available(),
+        DeviceChoice::Cuda if tch::Cuda::is_available() => Device::Cuda(0),
+        DeviceChoice::Cuda => return Err(bad_input("--device cuda: no CUDA device is available")),
+    };
+    let dir = args.output.clone().unwrap_or_else(|| config.output_dir());
+    let generations = config.generations;
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if args.quiet {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("gen {msg} {bar:30.cyan/blue} {pos}/{len} self-play games  {per_sec}  elapsed {elapsed}")
+            .expect("valid template"),
+    );
+    let stop = crate::stop_flag();
+    with_game!(&spec, game => {
+        let mut trainer = Trainer::new(game, &spec.to_string(), config.clone(), &dir, device, args.resume)
+            .map_err(|e| match e {
+                NeuralError::Checkpoint { .. } => bad_input(e),
+                other => other.into(),
+            })?;
+        if !args.quiet {
+            eprintln!(
+                "training {} on {spec} ({device:?}), generations {}..={generations} -> {}",
+                config.name,
+                trainer.generation() + 1,
+                dir.display()
+            );
+        }
+        trainer.run(stop, &|event| match event {
+            TrainEvent::Generation { generation, games } => {
+                bar.reset();
+                bar.set_length(u64::from(games));
+                bar.set_message(format!("{generation}/{generations}"));
+            }
+            TrainEvent::SelfPlayGame => bar.inc(1),
+            TrainEvent::Done(row) => bar.println(format!(
+                "generation {:>3}  {:>7.0} s  positions {:>6}  loss policy {:.3} value {:.3}  gate {:.2}{}  {}",
+                row.generation,
+                row.elapsed_s,
+                row.positions,
+                row.policy_loss,
+                row.value_loss,
+                row.gate_score,
+                if row.promoted { " (new best)" } else { "" },
+                row.baselines
+            )),
+        })?;
+        bar.finish_and_clear();
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("stopped; the last finished generation is checkpointed: continue with --resume");
+            return Err(anyhow::Error::new(Interrupted));
+        }
+        println!("best network: {}", dir.join("best.ot").display());
+        Ok(())
+    })
+}

@@ -1,0 +1,239 @@
+//! The `neural` agent: `neural:model=PATH,sims=200` (PUCT guided by the
+//! network) or `neural:model=PATH,sims=0` (the raw policy's best move).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use mancala_agents::{Agent, AgentError, Budget, Mcts, MctsOptions, SearchInfo};
+use mancala_core::spec::{bad_value, Spec};
+use mancala_core::{Game, Move};
+use tch::Device;
+
+use crate::evaluator::{priors_and_value, LocalEvaluator};
+use crate::net::{ModelInfo, PolicyValueNet};
+use crate::NeuralError;
+
+/// The PUCT exploration constant unless `c=` says otherwise.
+pub const DEFAULT_C_PUCT: f64 = 1.5;
+
+/// A parsed `neural:...` spec, with the model read and checked once.
+#[derive(Clone, Debug)]
+pub struct NeuralSpec {
+    /// The model file.
+    pub model: PathBuf,
+    /// Simulations per move; 0 plays the raw policy.
+    pub sims: u64,
+    /// PUCT exploration constant.
+    pub c: f64,
+    bytes: Arc<Vec<u8>>,
+    info: ModelInfo,
+}
+
+impl PartialEq for NeuralSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.model == other.model && self.sims == other.sims && self.c == other.c
+    }
+}
+
+impl NeuralSpec {
+    /// Reads `model` (required), `sims` (default 200) and `c`, and loads the model.
+    ///
+    /// # Errors
+    /// [`NeuralError::Spec`] for a bad option, [`NeuralError::BadModel`] or
+    /// [`NeuralError::Io`] for a model that cannot be used.
+    pub fn from_spec(spec: &Spec) -> Result<NeuralSpec, NeuralError> {
+        spec.check_keys(&["model", "sims", "c"])?;
+        let model = spec.get("model").ok_or_else(|| {
+            bad_value(
+                "model",
+                "(missing)",
+                "the path of a model file, e.g. model=results/train-kalah/best.ot",
+            )
+        })?;
+        let model = PathBuf::from(model);
+        let sims = spec.get_int("sims", 0..=10_000_000)?.unwrap_or(200);
+        let c = spec.get_float("c", 0.0..=100.0)?.unwrap_or(DEFAULT_C_PUCT);
+        let bytes = std::fs::read(&model).map_err(|e| NeuralError::io(&model, e))?;
+        let net = PolicyValueNet::from_bytes(&bytes, Device::Cpu).map_err(|e| match e {
+            NeuralError::BadModel { why, .. } => NeuralError::BadModel {
+                path: model.display().to_string(),
+                why,
+            },
+            other => other,
+        })?;
+        Ok(NeuralSpec {
+            info: net.info().clone(),
+            model,
+            sims,
+            c,
+            bytes: Arc::new(bytes),
+        })
+    }
+
+    /// A spec over a model held in memory (training uses this).
+    pub fn from_bytes(bytes: Arc<Vec<u8>>, info: ModelInfo, sims: u64, c: f64) -> NeuralSpec {
+        NeuralSpec {
+            model: PathBuf::from("(in memory)"),
+            sims,
+            c,
+            bytes,
+            info,
+        }
+    }
+
+    /// What the model was trained for.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// Checks that the model fits `game` (observation and policy sizes).
+    ///
+    /// # Errors
+    /// [`NeuralError::Mismatch`] naming the game the model was trained for.
+    pub fn check<G: Game>(&self, game: &G) -> Result<(), NeuralError> {
+        let s = self.info.shape;
+        if s.inputs != game.observation_len() || s.actions != game.num_actions() {
+            return Err(NeuralError::Mismatch(format!(
+                "{} was trained for {} ({} inputs, {} actions), this game has {} inputs and {} actions",
+                self.model.display(),
+                self.info.game,
+                s.inputs,
+                s.actions,
+                game.observation_len(),
+                game.num_actions()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Builds the agent; a model that fails to load gives an agent whose
+    /// every move is an error (so a tournament scores it as forfeits).
+    pub fn build<G: Game>(&self) -> Box<dyn Agent<G>> {
+        match PolicyValueNet::from_bytes(&self.bytes, Device::Cpu) {
+            Ok(net) => Box::new(NeuralAgent::<G>::new(
+                self.to_string(),
+                net,
+                self.sims,
+                self.c,
+            )),
+            Err(e) => Box::new(BrokenAgent(self.to_string(), e.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Display for NeuralSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "neural:model={},sims={}",
+            self.model.display(),
+            self.sims
+        )?;
+        if self.c != DEFAULT_C_PUCT {
+            write!(f, ",c={}", self.c)?;
+        }
+        Ok(())
+    }
+}
+
+/// Plays with a policy–value network: PUCT search, or the raw policy.
+pub struct NeuralAgent<G: Game> {
+    name: String,
+    search: Option<Mcts<G, LocalEvaluator>>,
+    raw: Option<LocalEvaluator>,
+    info: SearchInfo,
+}
+
+impl<G: Game> NeuralAgent<G> {
+    /// An agent over `net` with `sims` simulations per move (0: raw policy).
+    pub fn new(name: String, net: PolicyValueNet, sims: u64, c: f64) -> NeuralAgent<G> {
+        let evaluator = LocalEvaluator::new(net);
+        if sims == 0 {
+            return NeuralAgent {
+                name,
+                search: None,
+                raw: Some(evaluator),
+                info: SearchInfo::default(),
+            };
+        }
+        let options = MctsOptions {
+            budget: Budget::Sims(sims),
+            c,
+            reuse: true,
+            ..MctsOptions::default()
+        };
+        NeuralAgent {
+            name,
+            search: Some(Mcts::new(options, evaluator)),
+            raw: None,
+            info: SearchInfo::default(),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for NeuralAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, seed: u64) {
+        if let Some(s) = &mut self.search {
+            s.new_game(seed);
+        }
+    }
+
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        if let Some(search) = &mut self.search {
+            let mv = search.choose(game, state)?;
+            self.info = search.info();
+            return Ok(mv);
+        }
+        let evaluator = self.raw.as_mut().expect("raw policy when not searching");
+        let legal = game.legal_moves(state);
+        if legal.is_empty() {
+            return Err(AgentError::GameOver);
+        }
+        let t0 = std::time::Instant::now();
+        let mut obs = vec![0.0; game.observation_len()];
+        game.observe(state, &mut obs);
+        let (logits, value) = evaluator
+            .net()
+            .infer(&obs, 1)
+            .map_err(|e| AgentError::Failed(e.to_string()))?;
+        let mut priors = Vec::new();
+        let v = priors_and_value(game, state, &logits, value[0], &mut priors);
+        let best = (0..priors.len())
+            .max_by(|&a, &b| priors[a].total_cmp(&priors[b]).then(b.cmp(&a)))
+            .expect("legal moves");
+        self.info = SearchInfo {
+            nodes: 1,
+            depth: 0,
+            value: Some(f64::from(
+                if game.to_move(state) == Some(mancala_core::Player::ZERO) {
+                    v
+                } else {
+                    1.0 - v
+                },
+            )),
+            elapsed: t0.elapsed(),
+        };
+        Ok(legal.nth(best))
+    }
+
+    fn info(&self) -> SearchInfo {
+        self.info
+    }
+}
+
+/// An agent whose model could not be loaded: every move is an error.
+struct BrokenAgent(String, String);
+
+impl<G: Game> Agent<G> for BrokenAgent {
+    fn name(&self) -> String {
+        self.0.clone()
+    }
+    fn new_game(&mut self, _seed: u64) {}
+    fn choose(&mut self, _game: &G, _state: &G::State) -> Result<Move, AgentError> {
+        Err(AgentError::Failed(self.1.clone()))
+    }
+}

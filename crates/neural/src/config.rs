@@ -1,0 +1,205 @@
+//! Training configs (`configs/train-*.toml`).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::NeuralError;
+
+/// What the value head learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueTarget {
+    /// The game's result from the mover's side: 1, 0 or -1.
+    Result,
+    /// The final margin from the mover's side, divided by half the seeds
+    /// (clamped to -1..1): more signal per game than the result.
+    Margin,
+}
+
+/// A training run. Every key has a default; see `configs/train-kalah.toml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Name, also the default output folder `results/<name>`.
+    pub name: String,
+    /// Game spec.
+    pub game: String,
+    /// Seed of the run.
+    pub seed: u64,
+    /// Generations to run (each: self-play, training, gating, evaluation).
+    pub generations: u32,
+    /// Stop after the first generation that ends past this time (e.g. `30m`).
+    pub time_limit: Option<String>,
+    /// Self-play games per generation.
+    pub games_per_generation: u32,
+    /// MCTS simulations per self-play move.
+    pub sims: u64,
+    /// Self-play threads (their network evaluations are batched together).
+    pub workers: usize,
+    /// PUCT exploration constant.
+    pub c_puct: f64,
+    /// Moves at the start of a self-play game chosen in proportion to the
+    /// visit counts (temperature 1); later moves take the most visited.
+    pub temperature_moves: u32,
+    /// Dirichlet noise at the root: concentration.
+    pub dirichlet_alpha: f32,
+    /// Dirichlet noise at the root: weight.
+    pub dirichlet_epsilon: f32,
+    /// What the value head learns.
+    pub value_target: ValueTarget,
+    /// Positions kept in the replay buffer.
+    pub buffer_size: usize,
+    /// Positions per training step.
+    pub batch_size: usize,
+    /// Training steps per generation.
+    pub train_steps: usize,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// Decoupled weight decay (AdamW).
+    pub weight_decay: f64,
+    /// Hidden width of the network.
+    pub hidden: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Games of the new network against the best one per generation.
+    pub gate_games: u32,
+    /// Score the new network needs to replace the best one.
+    pub gate_threshold: f64,
+    /// Simulations per move in gating and evaluation games.
+    pub eval_sims: u64,
+    /// Games against each baseline per generation (0: no evaluation).
+    pub eval_games: u32,
+    /// Fixed opponents the best network is measured against.
+    pub baselines: Vec<String>,
+    /// Random opening moves of gating and evaluation games.
+    pub eval_opening_plies: u32,
+    /// Output folder (default `results/<name>`).
+    pub output: Option<PathBuf>,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            name: "train".into(),
+            game: "kalah".into(),
+            seed: 1,
+            generations: 20,
+            time_limit: None,
+            games_per_generation: 100,
+            sims: 64,
+            workers: 4,
+            c_puct: 1.5,
+            temperature_moves: 8,
+            dirichlet_alpha: 0.5,
+            dirichlet_epsilon: 0.25,
+            value_target: ValueTarget::Result,
+            buffer_size: 50_000,
+            batch_size: 256,
+            train_steps: 200,
+            learning_rate: 1e-3,
+            weight_decay: 1e-4,
+            hidden: 128,
+            blocks: 3,
+            gate_games: 40,
+            gate_threshold: 0.55,
+            eval_sims: 32,
+            eval_games: 20,
+            baselines: vec!["random".into(), "greedy".into(), "minimax:depth=2".into()],
+            eval_opening_plies: 2,
+            output: None,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Reads and checks a config file.
+    ///
+    /// # Errors
+    /// [`NeuralError::Config`] naming the file and the key.
+    pub fn load(path: &Path) -> Result<TrainConfig, NeuralError> {
+        let text = std::fs::read_to_string(path).map_err(|e| NeuralError::io(path, e))?;
+        TrainConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses and checks config text; `path` is for messages.
+    ///
+    /// # Errors
+    /// [`NeuralError::Config`] naming the file and the key.
+    pub fn parse(text: &str, path: &str) -> Result<TrainConfig, NeuralError> {
+        let config: TrainConfig = toml::from_str(text).map_err(|e| NeuralError::Config {
+            path: path.into(),
+            why: e.to_string().trim_end().to_string(),
+        })?;
+        let bad = |key: &str, why: &str| NeuralError::Config {
+            path: path.into(),
+            why: format!("key `{key}`: {why}"),
+        };
+        let positive: [(&str, u64); 9] = [
+            ("generations", u64::from(config.generations)),
+            (
+                "games_per_generation",
+                u64::from(config.games_per_generation),
+            ),
+            ("sims", config.sims),
+            ("workers", config.workers as u64),
+            ("buffer_size", config.buffer_size as u64),
+            ("batch_size", config.batch_size as u64),
+            ("hidden", config.hidden as u64),
+            ("eval_sims", config.eval_sims),
+            ("gate_games", u64::from(config.gate_games)),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return Err(bad(key, "must be at least 1"));
+            }
+        }
+        if !(config.learning_rate > 0.0 && config.learning_rate < 1.0) {
+            return Err(bad("learning_rate", "must be between 0 and 1"));
+        }
+        if !(0.0..1.0).contains(&config.weight_decay) {
+            return Err(bad("weight_decay", "must be from 0 to below 1"));
+        }
+        if !(0.0..=1.0).contains(&config.gate_threshold) {
+            return Err(bad("gate_threshold", "must be from 0 to 1"));
+        }
+        if !(0.0..=1.0).contains(&config.dirichlet_epsilon) || config.dirichlet_alpha <= 0.0 {
+            return Err(bad(
+                "dirichlet_alpha",
+                "alpha must be positive and epsilon from 0 to 1",
+            ));
+        }
+        if let Some(t) = &config.time_limit {
+            mancala_agents::parse_duration("time_limit", t)
+                .map_err(|e| bad("time_limit", &e.to_string()))?;
+        }
+        Ok(config)
+    }
+
+    /// The time limit, if any.
+    pub fn time_limit(&self) -> Option<Duration> {
+        self.time_limit
+            .as_ref()
+            .and_then(|t| mancala_agents::parse_duration("time_limit", t).ok())
+    }
+
+    /// The output folder.
+    pub fn output_dir(&self) -> PathBuf {
+        self.output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("results").join(&self.name))
+    }
+
+    /// The settings that must not change when a run is resumed (every one
+    /// but the stopping rules, the worker count and the output folder).
+    pub fn resume_identity(&self) -> TrainConfig {
+        TrainConfig {
+            generations: 0,
+            time_limit: None,
+            workers: 0,
+            output: None,
+            ..self.clone()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! AlphaZero-style training and the `neural` agent, on libtorch (`tch`).
+//!
+//! - [`net::PolicyValueNet`]: a residual MLP with a policy and a value
+//!   head, sized from the game's observation and action counts;
+//! - [`evaluator`]: network evaluations for the tree search of
+//!   `mancala-agents` (PUCT), in-thread or batched in an inference thread;
+//! - [`agent::NeuralSpec`]: the `neural:model=PATH,sims=N` agent;
+//! - [`train`]: self-play, replay buffer, training, gating, checkpoints.
+//!
+//! This crate needs libtorch; the binary enables it with the `neural` feature.
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout)]
+
+pub mod agent;
+pub mod buffer;
+pub mod config;
+pub mod evaluator;
+pub mod net;
+pub mod train;
+
+use std::path::Path;
+
+use thiserror::Error;
+
+pub use agent::{NeuralAgent, NeuralSpec};
+pub use config::{TrainConfig, ValueTarget};
+pub use net::{ModelInfo, NetShape, PolicyValueNet};
+pub use train::{GenerationLog, TrainEvent, Trainer};
+
+/// Errors of the neural crate.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum NeuralError {
+    /// libtorch reported an error.
+    #[error("libtorch: {0}")]
+    Torch(#[from] tch::TchError),
+    /// A file cannot be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A model file that is not one of ours, or is damaged.
+    #[error("{path} is not a usable model: {why}")]
+    BadModel {
+        /// The file.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// A model for another game or board.
+    #[error("model does not fit the game: {0}")]
+    Mismatch(String),
+    /// A checkpoint that cannot be resumed.
+    #[error("checkpoint {path}: {why}")]
+    Checkpoint {
+        /// The checkpoint folder.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// A bad training config.
+    #[error("{path}: {why}")]
+    Config {
+        /// The file.
+        path: String,
+        /// Why (with the key).
+        why: String,
+    },
+    /// A bad agent spec.
+    #[error(transparent)]
+    Spec(#[from] mancala_core::SpecError),
+    /// The inference thread failed.
+    #[error("inference: {0}")]
+    Inference(String),
+    /// A tournament inside training failed.
+    #[error(transparent)]
+    Arena(#[from] mancala_arena::ArenaError),
+}
+
+impl NeuralError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> NeuralError {
+        NeuralError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

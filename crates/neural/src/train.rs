@@ -1,0 +1,668 @@
+//! AlphaZero-style training: self-play with PUCT guided by the best network,
+//! a replay buffer, Adam on policy cross-entropy plus value MSE, gating of
+//! each new network against the best, evaluation against fixed baselines,
+//! a CSV log and checkpoints that resume exactly.
+//!
+//! Output folder:
+//! - `log.csv`: one row per generation;
+//! - `best.ot`: the best network so far (a model for `neural:model=...`);
+//! - `checkpoint/`: `net.ot` (the network in training), `best.ot`,
+//!   `adam.ot` (optimiser moments), `buffer.ot` (replay buffer) and
+//!   `state.json` (generation, elapsed time, the config).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use mancala_agents::{derive_seed, Agent, AgentSpec, Budget, Mcts, MctsOptions, RootNoise};
+use mancala_arena::{
+    pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions,
+};
+use mancala_core::{Game, Move};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use tch::{Device, Kind, Tensor};
+
+use crate::buffer::{ReplayBuffer, Sample};
+use crate::config::{TrainConfig, ValueTarget};
+use crate::evaluator::InferenceServer;
+use crate::net::{ModelInfo, NetShape, PolicyValueNet};
+use crate::{NeuralError, NeuralSpec};
+
+/// Adam's constants.
+const BETA1: f64 = 0.9;
+const BETA2: f64 = 0.999;
+const EPSILON: f64 = 1e-8;
+
+/// What the trainer reports as it goes.
+#[derive(Clone, Debug)]
+pub enum TrainEvent {
+    /// A generation begins; `games` self-play games follow.
+    Generation {
+        /// Its number, from 1.
+        generation: u32,
+        /// Self-play games in it.
+        games: u32,
+    },
+    /// One self-play game finished.
+    SelfPlayGame,
+    /// A generation ended, with its log row.
+    Done(GenerationLog),
+}
+
+/// One row of `log.csv`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GenerationLog {
+    /// Generation number, from 1.
+    pub generation: u32,
+    /// Seconds since the run began (resumed runs included).
+    pub elapsed_s: f64,
+    /// Self-play games this generation.
+    pub selfplay_games: u32,
+    /// Positions they gave.
+    pub positions: u64,
+    /// Positions in the replay buffer.
+    pub buffer: u64,
+    /// Mean policy cross-entropy over the generation's training steps.
+    pub policy_loss: f64,
+    /// Mean value MSE.
+    pub value_loss: f64,
+    /// The new network's score against the best one.
+    pub gate_score: f64,
+    /// Whether it replaced the best one.
+    pub promoted: bool,
+    /// The best network's score against each baseline, `;`-separated `spec=score`.
+    pub baselines: String,
+}
+
+/// Adam's moment estimates, one pair per variable, by variable name.
+struct Adam {
+    names: Vec<String>,
+    m: Vec<Tensor>,
+    v: Vec<Tensor>,
+    step: i64,
+}
+
+impl Adam {
+    fn new(net: &PolicyValueNet) -> Adam {
+        let mut names: Vec<String> = net.var_store().variables().into_keys().collect();
+        names.sort();
+        let vars = net.var_store().variables();
+        let zeros = |n: &String| vars[n].zeros_like();
+        Adam {
+            m: names.iter().map(zeros).collect(),
+            v: names.iter().map(zeros).collect(),
+            names,
+            step: 0,
+        }
+    }
+
+    /// One decoupled-weight-decay Adam step on the gradients now in `net`.
+    fn step(&mut self, net: &PolicyValueNet, lr: f64, weight_decay: f64) {
+        self.step += 1;
+        let vars = net.var_store().variables();
+        let bias1 = 1.0 - BETA1.powi(self.step as i32);
+        let bias2 = 1.0 - BETA2.powi(self.step as i32);
+        tch::no_grad(|| {
+            for (i, name) in self.names.iter().enumerate() {
+                let mut p = vars[name].shallow_clone();
+                let g = p.grad();
+                if !g.defined() {
+                    continue;
+                }
+                let m = &mut self.m[i];
+                let v = &mut self.v[i];
+                *m = &*m * BETA1 + &g * (1.0 - BETA1);
+                *v = &*v * BETA2 + &g * &g * (1.0 - BETA2);
+                let update = (&*m / bias1) / ((&*v / bias2).sqrt() + EPSILON);
+                let new = &p * (1.0 - lr * weight_decay) - update * lr;
+                p.copy_(&new);
+            }
+        });
+    }
+
+    fn save(&self, path: &Path) -> Result<(), NeuralError> {
+        let step = Tensor::from_slice(&[self.step]);
+        let mut named: Vec<(String, &Tensor)> = vec![("step".into(), &step)];
+        for (i, n) in self.names.iter().enumerate() {
+            named.push((format!("m.{n}"), &self.m[i]));
+            named.push((format!("v.{n}"), &self.v[i]));
+        }
+        let refs: Vec<(&str, &Tensor)> = named.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+        let tmp = path.with_extension("tmp");
+        Tensor::save_multi(&refs, &tmp)?;
+        std::fs::rename(&tmp, path).map_err(|e| NeuralError::io(path, e))
+    }
+
+    fn load(&mut self, path: &Path, device: Device) -> Result<(), NeuralError> {
+        let bad = |why: String| NeuralError::Checkpoint {
+            path: path.display().to_string(),
+            why,
+        };
+        let named = Tensor::load_multi(path)
+            .map_err(|e| bad(format!("unreadable optimiser state: {e}")))?;
+        let find = |name: &str| named.iter().find(|(n, _)| n == name).map(|(_, t)| t);
+        let step = find("step").ok_or_else(|| bad("optimiser state has no step count".into()))?;
+        self.step = step.int64_value(&[0]);
+        for (i, n) in self.names.iter().enumerate() {
+            for (kind, slot) in [("m", &mut self.m[i]), ("v", &mut self.v[i])] {
+                let t = find(&format!("{kind}.{n}"))
+                    .ok_or_else(|| bad(format!("optimiser state has no '{kind}.{n}'")))?;
+                if t.size() != slot.size() {
+                    return Err(bad(format!(
+                        "optimiser state '{kind}.{n}' has the wrong shape"
+                    )));
+                }
+                *slot = t.to_device(device);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What `state.json` keeps.
+#[derive(Serialize, Deserialize)]
+struct TrainState {
+    generation: u32,
+    elapsed_s: f64,
+    game: String,
+    config: TrainConfig,
+}
+
+/// A training run over game `G`.
+pub struct Trainer<'a, G: Game> {
+    game: &'a G,
+    game_spec: String,
+    config: TrainConfig,
+    dir: PathBuf,
+    device: Device,
+    net: PolicyValueNet,
+    best: Arc<Vec<u8>>,
+    adam: Adam,
+    buffer: ReplayBuffer,
+    generation: u32,
+    elapsed_before: f64,
+}
+
+impl<'a, G: Game> Trainer<'a, G> {
+    /// A new run, or (with `resume`) the run checkpointed in the output folder.
+    ///
+    /// # Errors
+    /// [`NeuralError::Checkpoint`] for a checkpoint that is missing, damaged
+    /// or of another config; [`NeuralError::Io`] for an unusable folder.
+    pub fn new(
+        game: &'a G,
+        game_spec: &str,
+        config: TrainConfig,
+        dir: &Path,
+        device: Device,
+        resume: bool,
+    ) -> Result<Trainer<'a, G>, NeuralError> {
+        let info = ModelInfo {
+            game: game_spec.to_string(),
+            shape: NetShape {
+                inputs: game.observation_len(),
+                actions: game.num_actions(),
+                hidden: config.hidden,
+                blocks: config.blocks,
+            },
+        };
+        let net = PolicyValueNet::new(info.clone(), device, config.seed);
+        let adam = Adam::new(&net);
+        let buffer = ReplayBuffer::new(info.shape.inputs, info.shape.actions, config.buffer_size);
+        let best = Arc::new(net.to_bytes()?);
+        let mut trainer = Trainer {
+            game,
+            game_spec: game_spec.to_string(),
+            config,
+            dir: dir.to_path_buf(),
+            device,
+            net,
+            best,
+            adam,
+            buffer,
+            generation: 0,
+            elapsed_before: 0.0,
+        };
+        let checkpoint = dir.join("checkpoint");
+        if resume {
+            trainer.load_checkpoint(&checkpoint)?;
+        } else if checkpoint.join("state.json").exists() {
+            return Err(NeuralError::Checkpoint {
+                path: checkpoint.display().to_string(),
+                why: "a run is already there: continue it with --resume, or choose another name or output".into(),
+            });
+        }
+        Ok(trainer)
+    }
+
+    /// Generations completed so far.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    fn load_checkpoint(&mut self, dir: &Path) -> Result<(), NeuralError> {
+        let bad = |why: String| NeuralError::Checkpoint {
+            path: dir.display().to_string(),
+            why,
+        };
+        let state_path = dir.join("state.json");
+        let text = std::fs::read_to_string(&state_path)
+            .map_err(|e| bad(format!("cannot read state.json: {e}")))?;
+        let state: TrainState =
+            serde_json::from_str(&text).map_err(|e| bad(format!("damaged state.json: {e}")))?;
+        if state.game != self.game_spec {
+            return Err(bad(format!(
+                "it trains {}, the config says {}",
+                state.game, self.game_spec
+            )));
+        }
+        if state.config.resume_identity() != self.config.resume_identity() {
+            return Err(bad(
+                "the config changed since the checkpoint (only generations, time_limit, workers and output may change)".into(),
+            ));
+        }
+        let load_net = |name: &str| -> Result<PolicyValueNet, NeuralError> {
+            let net = PolicyValueNet::load(&dir.join(name), self.device)
+                .map_err(|e| bad(e.to_string()))?;
+            if net.info() != self.net.info() {
+                return Err(bad(format!("{name} is a network of another shape or game")));
+            }
+            Ok(net)
+        };
+        let net = load_net("net.ot")?;
+        let best = load_net("best.ot")?;
+        self.net.copy_from(&net)?;
+        self.best = Arc::new(best.to_bytes()?);
+        self.adam.load(&dir.join("adam.ot"), self.device)?;
+        let s = self.net.info().shape;
+        self.buffer = ReplayBuffer::load(
+            &dir.join("buffer.ot"),
+            s.inputs,
+            s.actions,
+            self.config.buffer_size,
+        )?;
+        self.generation = state.generation;
+        self.elapsed_before = state.elapsed_s;
+        Ok(())
+    }
+
+    fn save_checkpoint(&self, elapsed_s: f64) -> Result<(), NeuralError> {
+        let dir = self.dir.join("checkpoint");
+        std::fs::create_dir_all(&dir).map_err(|e| NeuralError::io(&dir, e))?;
+        self.net.save(&dir.join("net.ot"))?;
+        let best = PolicyValueNet::from_bytes(&self.best, Device::Cpu)?;
+        best.save(&dir.join("best.ot"))?;
+        best.save(&self.dir.join("best.ot"))?;
+        self.adam.save(&dir.join("adam.ot"))?;
+        self.buffer.save(&dir.join("buffer.ot"))?;
+        // state.json last: a checkpoint counts only once it is complete.
+        let state = TrainState {
+            generation: self.generation,
+            elapsed_s,
+            game: self.game_spec.clone(),
+            config: self.config.clone(),
+        };
+        let path = dir.join("state.json");
+        let tmp = dir.join("state.json.tmp");
+        std::fs::write(
+            &tmp,
+            serde_json::to_string_pretty(&state).expect("state serialises"),
+        )
+        .map_err(|e| NeuralError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| NeuralError::io(&path, e))
+    }
+
+    /// Runs generations until `config.generations`, the time limit, or `stop`.
+    /// Each finished generation is logged and checkpointed.
+    ///
+    /// # Errors
+    /// Any [`NeuralError`] of the steps; the last checkpoint stays usable.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        on_event: &(dyn Fn(TrainEvent) + Sync),
+    ) -> Result<(), NeuralError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| NeuralError::io(&self.dir, e))?;
+        let started = Instant::now();
+        let limit = self.config.time_limit();
+        while self.generation < self.config.generations && !stop.load(Ordering::Relaxed) {
+            let elapsed = self.elapsed_before + started.elapsed().as_secs_f64();
+            if limit.is_some_and(|l| elapsed >= l.as_secs_f64()) {
+                break;
+            }
+            let generation = self.generation + 1;
+            on_event(TrainEvent::Generation {
+                generation,
+                games: self.config.games_per_generation,
+            });
+            let Some(samples) = self.self_play(generation, stop, on_event)? else {
+                break;
+            };
+            let positions = samples.len() as u64;
+            for s in &samples {
+                self.buffer.push(s);
+            }
+            let (policy_loss, value_loss) = self.train_steps(generation);
+            let candidate = Arc::new(self.net.to_bytes()?);
+            let gate_score = self.score(
+                NeuralSpec::from_bytes(
+                    candidate.clone(),
+                    self.net.info().clone(),
+                    self.config.eval_sims,
+                    self.config.c_puct,
+                ),
+                GateOpponent::Best,
+                self.config.gate_games,
+                derive_seed(self.config.seed, u64::from(generation) << 32 | 1),
+            )?;
+            let promoted = gate_score > self.config.gate_threshold;
+            if promoted {
+                self.best = candidate;
+            }
+            let mut baselines = Vec::new();
+            if self.config.eval_games > 0 {
+                for (k, baseline) in self.config.baselines.clone().iter().enumerate() {
+                    let spec: AgentSpec = baseline.parse()?;
+                    let s = self.score(
+                        NeuralSpec::from_bytes(
+                            self.best.clone(),
+                            self.net.info().clone(),
+                            self.config.eval_sims,
+                            self.config.c_puct,
+                        ),
+                        GateOpponent::Classical(spec),
+                        self.config.eval_games,
+                        derive_seed(
+                            self.config.seed,
+                            u64::from(generation) << 32 | (2 + k as u64),
+                        ),
+                    )?;
+                    baselines.push(format!("{baseline}={s:.3}"));
+                }
+            }
+            self.generation = generation;
+            let elapsed_s = self.elapsed_before + started.elapsed().as_secs_f64();
+            let row = GenerationLog {
+                generation,
+                elapsed_s,
+                selfplay_games: self.config.games_per_generation,
+                positions,
+                buffer: self.buffer.len() as u64,
+                policy_loss,
+                value_loss,
+                gate_score,
+                promoted,
+                baselines: baselines.join(";"),
+            };
+            self.append_log(&row)?;
+            self.save_checkpoint(elapsed_s)?;
+            on_event(TrainEvent::Done(row));
+        }
+        Ok(())
+    }
+
+    fn append_log(&self, row: &GenerationLog) -> Result<(), NeuralError> {
+        let path = self.dir.join("log.csv");
+        let exists = path.exists();
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| NeuralError::io(&path, e))?;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(!exists)
+            .from_writer(file);
+        w.serialize(row)
+            .and_then(|()| w.flush().map_err(csv::Error::from))
+            .map_err(|e| NeuralError::io(&path, std::io::Error::other(e.to_string())))
+    }
+
+    /// Plays the generation's self-play games with the best network;
+    /// `None` if stopped.
+    fn self_play(
+        &self,
+        generation: u32,
+        stop: &AtomicBool,
+        on_event: &(dyn Fn(TrainEvent) + Sync),
+    ) -> Result<Option<Vec<Sample>>, NeuralError> {
+        let workers = self.config.workers.max(1);
+        let server = InferenceServer::start(self.best.to_vec(), self.device, workers)?;
+        let next = AtomicUsize::new(0);
+        let games = self.config.games_per_generation as usize;
+        let results: Mutex<Vec<(usize, Vec<Sample>)>> = Mutex::new(Vec::with_capacity(games));
+        let inputs = self.net.info().shape.inputs;
+        // The workers see only what is `Sync`: the rules and the config.
+        let (game, config) = (self.game, &self.config);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let client = server.client(inputs);
+                let (next, results) = (&next, &results);
+                scope.spawn(move || {
+                    let options = MctsOptions {
+                        budget: Budget::Sims(config.sims),
+                        c: config.c_puct,
+                        reuse: false,
+                        ..MctsOptions::default()
+                    };
+                    let mut mcts = Mcts::new(options, client);
+                    mcts.set_root_noise(Some(RootNoise {
+                        alpha: config.dirichlet_alpha,
+                        epsilon: config.dirichlet_epsilon,
+                    }));
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= games || stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let seed = derive_seed(
+                            config.seed,
+                            u64::from(generation) << 32 | i as u64 | 1 << 31,
+                        );
+                        let samples = self_play_game(game, config, &mut mcts, seed);
+                        results
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push((i, samples));
+                        on_event(TrainEvent::SelfPlayGame);
+                    }
+                });
+            }
+        });
+        server.stop()?;
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        // Game order, not finishing order, so the buffer does not depend on threads.
+        results.sort_by_key(|(i, _)| *i);
+        Ok(Some(results.into_iter().flat_map(|(_, s)| s).collect()))
+    }
+}
+
+/// One self-play game; returns its training samples.
+fn self_play_game<G: Game, E: mancala_agents::Evaluator<G>>(
+    game: &G,
+    config: &TrainConfig,
+    mcts: &mut Mcts<G, E>,
+    seed: u64,
+) -> Vec<Sample> {
+    mcts.new_game(seed);
+    let mut rng = SmallRng::seed_from_u64(derive_seed(seed, 7));
+    let mut state = game.start();
+    let mut history: Vec<(Vec<f32>, Vec<f32>, mancala_core::Player)> = Vec::new();
+    let actions = game.num_actions();
+    while let Some(mover) = game.to_move(&state) {
+        if mcts.search(game, &state).is_err() {
+            break;
+        }
+        let visits = mcts.root_visits();
+        let total: u32 = visits.iter().map(|(_, n)| n).sum::<u32>().max(1);
+        let mut policy = vec![0.0f32; actions];
+        for (mv, n) in &visits {
+            policy[mv.action_index(game.pits())] = *n as f32 / total as f32;
+        }
+        let mut obs = vec![0.0; game.observation_len()];
+        game.observe(&state, &mut obs);
+        history.push((obs, policy, mover));
+        let mv = if (history.len() as u32) <= config.temperature_moves {
+            sample_by_visits(&visits, &mut rng)
+        } else {
+            visits
+                .iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map(|(m, _)| *m)
+                .expect("a position not over has moves")
+        };
+        game.play_unchecked(&mut state, mv);
+    }
+    let Some(outcome) = game.outcome(&state) else {
+        return Vec::new();
+    };
+    let half = game.total_seeds() as f32 / 2.0;
+    history
+        .into_iter()
+        .map(|(obs, policy, mover)| {
+            let value = match config.value_target {
+                ValueTarget::Result => match outcome.winner() {
+                    Some(w) if w == mover => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                },
+                ValueTarget::Margin => (outcome.margin_for(mover) as f32 / half).clamp(-1.0, 1.0),
+            };
+            Sample { obs, policy, value }
+        })
+        .collect()
+}
+
+impl<G: Game> Trainer<'_, G> {
+    /// The generation's training steps; returns the mean losses.
+    fn train_steps(&mut self, generation: u32) -> (f64, f64) {
+        if self.buffer.is_empty() || self.config.train_steps == 0 {
+            return (f64::NAN, f64::NAN);
+        }
+        let mut rng = SmallRng::seed_from_u64(derive_seed(
+            self.config.seed,
+            u64::from(generation) << 32 | 3 << 30,
+        ));
+        let (mut pl, mut vl) = (0.0, 0.0);
+        for _ in 0..self.config.train_steps {
+            let (obs, pi, z) = self.buffer.batch(self.config.batch_size, &mut rng);
+            let (obs, pi, z) = (
+                obs.to_device(self.device),
+                pi.to_device(self.device),
+                z.to_device(self.device),
+            );
+            let (logits, value) = self.net.forward(&obs);
+            let policy_loss = -(pi * logits.log_softmax(-1, Kind::Float))
+                .sum_dim_intlist(-1, false, Kind::Float)
+                .mean(Kind::Float);
+            let value_loss = (value - z).square().mean(Kind::Float);
+            let loss = &policy_loss + &value_loss;
+            for mut v in self.net.var_store().trainable_variables() {
+                v.zero_grad();
+            }
+            loss.backward();
+            self.adam.step(
+                &self.net,
+                self.config.learning_rate,
+                self.config.weight_decay,
+            );
+            pl += policy_loss.double_value(&[]);
+            vl += value_loss.double_value(&[]);
+        }
+        let n = self.config.train_steps as f64;
+        (pl / n, vl / n)
+    }
+
+    /// The score of `candidate` in paired games (seats swapped) against the
+    /// best network or a classical agent.
+    fn score(
+        &self,
+        candidate: NeuralSpec,
+        opponent: GateOpponent,
+        games: u32,
+        seed: u64,
+    ) -> Result<f64, NeuralError> {
+        let game = self.game;
+        let best = NeuralSpec::from_bytes(
+            self.best.clone(),
+            self.net.info().clone(),
+            self.config.eval_sims,
+            self.config.c_puct,
+        );
+        let opponent_name = match &opponent {
+            GateOpponent::Best => "best".to_string(),
+            GateOpponent::Classical(spec) => spec.to_string(),
+        };
+        let factory = move |i: usize| -> Box<dyn Agent<G>> {
+            match (i, &opponent) {
+                (0, _) => candidate.build::<G>(),
+                (_, GateOpponent::Best) => best.build::<G>(),
+                (_, GateOpponent::Classical(spec)) => spec.build::<G>(),
+            }
+        };
+        let openings = random_openings(
+            game,
+            games.div_ceil(2) as usize,
+            self.config.eval_opening_plies,
+            seed,
+        );
+        let plan = schedule(&pairs(Format::RoundRobin, 2), games, openings.len());
+        let arena = Arena {
+            game,
+            game_spec: self.game_spec.clone(),
+            players: Players {
+                names: vec!["candidate".into(), opponent_name.clone()],
+                specs: vec!["candidate".into(), opponent_name],
+                factory: Box::new(factory),
+            },
+            openings,
+            options: RunOptions {
+                threads: self.config.workers.clamp(
+                    1,
+                    std::thread::available_parallelism().map_or(1, |n| n.get()),
+                ),
+                seed,
+                move_timeout: None,
+            },
+        };
+        let points = Mutex::new(0.0f64);
+        let never = AtomicBool::new(false);
+        arena.run(&plan, &never, &|r: GameRecord| {
+            let s = if r.seats[0] == 0 {
+                r.first_seat_score()
+            } else {
+                1.0 - r.first_seat_score()
+            };
+            *points.lock().unwrap_or_else(|p| p.into_inner()) += s;
+        })?;
+        let points = points.into_inner().unwrap_or_else(|p| p.into_inner());
+        Ok(points / f64::from(games))
+    }
+}
+
+/// Whom a network is measured against.
+enum GateOpponent {
+    Best,
+    Classical(AgentSpec),
+}
+
+/// A move drawn in proportion to its visits (temperature 1).
+fn sample_by_visits(visits: &[(Move, u32)], rng: &mut SmallRng) -> Move {
+    let total: u32 = visits.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        return visits[rng.random_range(0..visits.len())].0;
+    }
+    let mut pick = rng.random_range(0..total);
+    for (mv, n) in visits {
+        if pick < *n {
+            return *mv;
+        }
+        pick -= n;
+    }
+    visits[visits.len() - 1].0
+}

@@ -1,0 +1,234 @@
+//! The neural crate on the CPU: model files, network shapes, the agent, and
+//! a tiny training run that checkpoints and resumes.
+
+use std::sync::atomic::AtomicBool;
+
+use mancala_agents::Agent;
+use mancala_core::{Game, GameSpec, KalahRules, OwareRules};
+use mancala_neural::{
+    ModelInfo, NetShape, NeuralError, NeuralSpec, PolicyValueNet, TrainConfig, Trainer,
+};
+use tch::{Device, Tensor};
+
+fn info_for<G: Game>(game: &G, spec: &str, hidden: usize, blocks: usize) -> ModelInfo {
+    ModelInfo {
+        game: spec.to_string(),
+        shape: NetShape {
+            inputs: game.observation_len(),
+            actions: game.num_actions(),
+            hidden,
+            blocks,
+        },
+    }
+}
+
+fn observation<G: Game>(game: &G) -> Vec<f32> {
+    let mut obs = vec![0.0; game.observation_len()];
+    game.observe(&game.start(), &mut obs);
+    obs
+}
+
+#[test]
+fn save_and_load_give_the_same_network() {
+    let game = KalahRules::default();
+    let net = PolicyValueNet::new(info_for(&game, "kalah", 32, 2), Device::Cpu, 7);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.ot");
+    net.save(&path).unwrap();
+    let loaded = PolicyValueNet::load(&path, Device::Cpu).unwrap();
+    assert_eq!(loaded.info(), net.info());
+    let obs = observation(&game);
+    let (a, va) = net.infer(&obs, 1).unwrap();
+    let (b, vb) = loaded.infer(&obs, 1).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(va, vb);
+    // And through bytes, as training hands networks to other threads.
+    let copy = PolicyValueNet::from_bytes(&net.to_bytes().unwrap(), Device::Cpu).unwrap();
+    assert_eq!(copy.infer(&obs, 1).unwrap().0, a);
+    // A different seed gives a different network: the comparison above can fail.
+    let other = PolicyValueNet::new(info_for(&game, "kalah", 32, 2), Device::Cpu, 8);
+    assert_ne!(other.infer(&obs, 1).unwrap().0, a);
+}
+
+#[test]
+fn output_shapes_follow_the_rules() {
+    for spec in [
+        "kalah",
+        "kalah:pits=4,seeds=3,pie=true",
+        "kalah:pits=8,seeds=5",
+        "oware",
+        "oware:pits=5,seeds=3",
+    ] {
+        let spec: GameSpec = spec.parse().unwrap();
+        mancala_core::with_game!(&spec, game => {
+            let net = PolicyValueNet::new(info_for(game, &spec.to_string(), 16, 1), Device::Cpu, 1);
+            let batch = 5;
+            let x = Tensor::zeros([batch, game.observation_len() as i64], (tch::Kind::Float, Device::Cpu));
+            let (logits, value) = net.forward(&x);
+            assert_eq!(logits.size(), vec![batch, (game.pits() + 1) as i64], "{spec}");
+            assert_eq!(value.size(), vec![batch], "{spec}");
+            let v: Vec<f32> = Vec::try_from(value).unwrap();
+            assert!(v.iter().all(|x| (-1.0..=1.0).contains(x)));
+        });
+    }
+}
+
+#[test]
+fn damaged_or_foreign_models_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.ot");
+    std::fs::write(&junk, b"not a model at all").unwrap();
+    let e = PolicyValueNet::load(&junk, Device::Cpu).unwrap_err();
+    assert!(matches!(e, NeuralError::BadModel { .. }), "{e}");
+    assert!(e.to_string().contains("junk.ot"), "{e}");
+
+    // Cut a real model in half.
+    let game = KalahRules::default();
+    let net = PolicyValueNet::new(info_for(&game, "kalah", 16, 1), Device::Cpu, 1);
+    let bytes = net.to_bytes().unwrap();
+    let cut = dir.path().join("cut.ot");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(matches!(
+        PolicyValueNet::load(&cut, Device::Cpu),
+        Err(NeuralError::BadModel { .. })
+    ));
+
+    // A Kalah(6,4) model used on Oware(5,3) is refused before play.
+    let good = dir.path().join("kalah.ot");
+    net.save(&good).unwrap();
+    let spec = mancala_core::spec::Spec::parse(&format!("neural:model={},sims=0", good.display()))
+        .unwrap();
+    let neural = NeuralSpec::from_spec(&spec).unwrap();
+    neural.check(&KalahRules::default()).unwrap();
+    let e = neural.check(&OwareRules::new(5, 3).unwrap()).unwrap_err();
+    assert!(e.to_string().contains("trained for kalah"), "{e}");
+    let missing = mancala_core::spec::Spec::parse("neural:model=/nonexistent/model.ot").unwrap();
+    assert!(matches!(
+        NeuralSpec::from_spec(&missing),
+        Err(NeuralError::Io { .. })
+    ));
+}
+
+#[test]
+fn neural_agents_play_legal_moves_with_and_without_search() {
+    let mut game = KalahRules::default();
+    game.pie = true;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.ot");
+    PolicyValueNet::new(info_for(&game, "kalah:pie=true", 16, 1), Device::Cpu, 3)
+        .save(&path)
+        .unwrap();
+    for sims in [0, 16] {
+        let spec = mancala_core::spec::Spec::parse(&format!(
+            "neural:model={},sims={sims}",
+            path.display()
+        ))
+        .unwrap();
+        let mut agent = NeuralSpec::from_spec(&spec).unwrap().build::<KalahRules>();
+        agent.new_game(1);
+        let mut state = game.start();
+        while !game.is_over(&state) {
+            let mv = agent.choose(&game, &state).unwrap();
+            game.try_play(&mut state, mv).unwrap();
+        }
+    }
+}
+
+fn tiny_config(dir: &std::path::Path) -> TrainConfig {
+    TrainConfig {
+        name: "tiny".into(),
+        game: "kalah:pits=4,seeds=2".into(),
+        generations: 1,
+        games_per_generation: 4,
+        sims: 8,
+        workers: 2,
+        buffer_size: 500,
+        batch_size: 16,
+        train_steps: 5,
+        hidden: 16,
+        blocks: 1,
+        gate_games: 2,
+        eval_sims: 4,
+        eval_games: 2,
+        baselines: vec!["random".into()],
+        output: Some(dir.to_path_buf()),
+        ..TrainConfig::default()
+    }
+}
+
+#[test]
+fn a_tiny_training_run_checkpoints_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = KalahRules::new(4, 2).unwrap();
+    let spec = "kalah:pits=4,seeds=2";
+    let config = tiny_config(dir.path());
+    let never = AtomicBool::new(false);
+    let mut trainer =
+        Trainer::new(&game, spec, config.clone(), dir.path(), Device::Cpu, false).unwrap();
+    trainer.run(&never, &|_| {}).unwrap();
+    assert_eq!(trainer.generation(), 1);
+    for f in [
+        "log.csv",
+        "best.ot",
+        "checkpoint/net.ot",
+        "checkpoint/adam.ot",
+        "checkpoint/buffer.ot",
+        "checkpoint/state.json",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f} missing");
+    }
+    let log = std::fs::read_to_string(dir.path().join("log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    assert!(log.contains("random="), "{log}");
+
+    // Starting afresh over a checkpoint is refused; resuming continues.
+    assert!(matches!(
+        Trainer::new(&game, spec, config.clone(), dir.path(), Device::Cpu, false),
+        Err(NeuralError::Checkpoint { .. })
+    ));
+    let more = TrainConfig {
+        generations: 2,
+        ..config.clone()
+    };
+    let mut resumed = Trainer::new(&game, spec, more, dir.path(), Device::Cpu, true).unwrap();
+    assert_eq!(resumed.generation(), 1);
+    resumed.run(&never, &|_| {}).unwrap();
+    assert_eq!(resumed.generation(), 2);
+    let log = std::fs::read_to_string(dir.path().join("log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 3, "{log}");
+    // The exported best network is a model the agent can use.
+    let model = mancala_core::spec::Spec::parse(&format!(
+        "neural:model={},sims=0",
+        dir.path().join("best.ot").display()
+    ))
+    .unwrap();
+    NeuralSpec::from_spec(&model).unwrap().check(&game).unwrap();
+
+    // A changed config or a damaged checkpoint is a clear error, not a crash.
+    let changed = TrainConfig {
+        hidden: 32,
+        ..config.clone()
+    };
+    let e = Trainer::new(&game, spec, changed, dir.path(), Device::Cpu, true)
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("config changed"), "{e}");
+    std::fs::write(dir.path().join("checkpoint/adam.ot"), b"garbage").unwrap();
+    let e = Trainer::new(&game, spec, config, dir.path(), Device::Cpu, true)
+        .err()
+        .expect("refused");
+    assert!(matches!(e, NeuralError::Checkpoint { .. }), "{e}");
+}
+
+#[test]
+fn training_configs_are_checked() {
+    let e = TrainConfig::parse("name = \"x\"\nsims = 0\n", "t.toml").unwrap_err();
+    assert!(e.to_string().contains("key `sims`"), "{e}");
+    let e = TrainConfig::parse("name = \"x\"\nsimulations = 5\n", "t.toml").unwrap_err();
+    assert!(e.to_string().contains("simulations"), "{e}");
+    let e = TrainConfig::parse("time_limit = \"soon\"\n", "t.toml").unwrap_err();
+    assert!(e.to_string().contains("time_limit"), "{e}");
+    let shipped =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/train-kalah.toml");
+    TrainConfig::load(&shipped).unwrap();
+}
