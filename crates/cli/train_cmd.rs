@@ -97,7 +97,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 bar.set_message(format!("{generation}/{generations}"));
             }
             TrainEvent::SelfPlayGame => bar.inc(1),
-            TrainEvent::Done(row) => bar.println(format!(
+            // Shown even without a terminal: one line per generation.
+            TrainEvent::Done(row) => bar.suspend(|| eprintln!(
                 "generation {:>3}  {:>7.0} s  positions {:>6}  loss policy {:.3} value {:.3}  gate {:.2}{}  {}",
                 row.generation,
                 row.elapsed_s,
