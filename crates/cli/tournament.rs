@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use clap::Args;
 use mancala_arena::{
-    pairs, random_openings, schedule, summarize, write_summary, Arena, GameLog, GameRecord,
+    pairs, random_openings, schedule, summarize, write_summary, Arena, EncodedRecord, GameLog, GameRecord,
     LogError, Players, RunOptions, Summary, TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
@@ -177,9 +177,11 @@ fn run_tournament<G: Game>(
     let stop = crate::stop_flag();
     let state = Mutex::new((log, done, None::<LogError>));
     arena.run(&todo, stop, &|record: GameRecord| {
+        // Encode in the worker; only the writes happen under the lock.
+        let encoded = EncodedRecord::new(&record);
         let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
         let (log, records, error) = &mut *guard;
-        if let Err(e) = log.append(&record) {
+        if let Err(e) = log.append_encoded(&encoded) {
             // Without a log nothing is safe: stop, and say why.
             error.get_or_insert(e);
             stop.store(true, Ordering::SeqCst);

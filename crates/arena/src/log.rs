@@ -89,12 +89,31 @@ fn csv_row(r: &GameRecord) -> Vec<String> {
     ]
 }
 
+/// A game as the lines it adds to `games.jsonl` and `games.csv`.
+#[derive(Clone, Debug)]
+pub struct EncodedRecord {
+    json: String,
+    csv: Vec<u8>,
+}
+
+impl EncodedRecord {
+    /// Encodes `record` for both files.
+    pub fn new(record: &GameRecord) -> EncodedRecord {
+        let mut json = serde_json::to_string(record).expect("records serialise");
+        json.push('\n');
+        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+        w.write_record(csv_row(record)).expect("writing to memory cannot fail");
+        let csv = w.into_inner().expect("writing to memory cannot fail");
+        EncodedRecord { json, csv }
+    }
+}
+
 /// An open game log.
 pub struct GameLog {
     jsonl_path: PathBuf,
     csv_path: PathBuf,
     jsonl: BufWriter<File>,
-    csv: csv::Writer<File>,
+    csv: BufWriter<File>,
 }
 
 impl GameLog {
@@ -150,9 +169,7 @@ impl GameLog {
             .map_err(io(&csv_path))?;
         let log = GameLog {
             jsonl: BufWriter::new(jsonl),
-            csv: csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(csv_file),
+            csv: BufWriter::new(csv_file),
             jsonl_path,
             csv_path,
         };
@@ -164,17 +181,23 @@ impl GameLog {
     /// # Errors
     /// [`LogError::Io`] when writing fails.
     pub fn append(&mut self, record: &GameRecord) -> Result<(), LogError> {
-        let line = serde_json::to_string(record).expect("records serialise");
-        writeln!(self.jsonl, "{line}")
+        self.append_encoded(&EncodedRecord::new(record))
+    }
+
+    /// Appends a game encoded beforehand (so that workers can encode in
+    /// parallel and only the writes are serialised), and flushes both files.
+    ///
+    /// # Errors
+    /// [`LogError::Io`] when writing fails.
+    pub fn append_encoded(&mut self, encoded: &EncodedRecord) -> Result<(), LogError> {
+        self.jsonl
+            .write_all(encoded.json.as_bytes())
             .and_then(|()| self.jsonl.flush())
             .map_err(io(&self.jsonl_path))?;
-        self.csv
-            .write_record(csv_row(record))
-            .map_err(|e| LogError::Io {
-                path: self.csv_path.display().to_string(),
-                source: e.into(),
-            })?;
-        self.csv.flush().map_err(io(&self.csv_path))
+        let csv = self.csv.get_mut();
+        csv.write_all(&encoded.csv)
+            .and_then(|()| csv.flush())
+            .map_err(io(&self.csv_path))
     }
 
     /// Rewrites both files in game-id order, so that a finished tournament's
