@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use clap::Args;
 use mancala_arena::{
-    pairs, random_openings, schedule, summarize, write_summary, Arena, EncodedRecord, GameLog, GameRecord,
-    LogError, Players, RunOptions, Summary, TournamentConfig,
+    pairs, random_openings, schedule, summarize, write_summary, Arena, EncodedRecord, GameLog,
+    GameRecord, LogError, Players, RunOptions, Summary, TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
 use serde::Serialize;
@@ -33,7 +33,7 @@ pub struct TournamentArgs {
     /// Worker threads (default: the config's, else all cores). Results do not depend on it.
     #[arg(long, short)]
     threads: Option<usize>,
-    /// Output folder (default: the config's `output`, else results/<name>).
+    /// Output folder (default: the config's `output`, else `results/<name>`).
     #[arg(long, short)]
     output: Option<PathBuf>,
     /// No progress bar.

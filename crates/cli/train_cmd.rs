@@ -33,7 +33,7 @@ pub struct TrainArgs {
     /// Where the network runs.
     #[arg(long, value_enum, default_value = "auto")]
     device: DeviceChoice,
-    /// Output folder (default: the config's `output`, else results/<name>).
+    /// Output folder (default: the config's `output`, else `results/<name>`).
     #[arg(long, short)]
     output: Option<PathBuf>,
     /// Run at most this many generations in all (overrides the config).

@@ -101,8 +101,11 @@ impl EncodedRecord {
     pub fn new(record: &GameRecord) -> EncodedRecord {
         let mut json = serde_json::to_string(record).expect("records serialise");
         json.push('\n');
-        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
-        w.write_record(csv_row(record)).expect("writing to memory cannot fail");
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.write_record(csv_row(record))
+            .expect("writing to memory cannot fail");
         let csv = w.into_inner().expect("writing to memory cannot fail");
         EncodedRecord { json, csv }
     }
