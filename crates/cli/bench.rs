@@ -68,10 +68,12 @@ pub fn human_rate(x: f64) -> String {
 /// Agents measured by the search table: MCTS simulations/s with random
 /// rollouts (one rollout per simulation, as OpenSpiel's MCTS is usually
 /// run), with the default heuristic rollouts, and minimax nodes/s.
+/// Each is given a time per move (`time=`), a quarter of the line's time,
+/// and moves are searched until the line's time is up.
 const SEARCH_AGENTS: &[&str] = &[
-    "mcts:time=1s,rollout=random,reuse=false",
-    "mcts:time=1s,reuse=false",
-    "minimax:time=1s",
+    "mcts:rollout=random,reuse=false",
+    "mcts:reuse=false",
+    "minimax",
 ];
 
 /// Positions a search benchmark averages over: the start, and positions
@@ -171,8 +173,10 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     );
     for spec in &specs {
         with_game!(spec, game => {
+            let per_move_ms = (args.seconds * 250.0).max(1.0) as u64;
             for agent in SEARCH_AGENTS {
-                let agent = agent.replace("time=1s", &format!("time={}ms", (args.seconds * 250.0).max(1.0) as u64));
+                let separator = if agent.contains(':') { ',' } else { ':' };
+                let agent = format!("{agent}{separator}time={per_move_ms}ms");
                 let (rate, depth) = search_rate(game, &agent, budget)?;
                 let unit = if agent.starts_with("mcts") { "sims" } else { "nodes" };
                 println!("{:<34} {:<42} {:>7} {unit:<5} {depth:>6.1}", spec.to_string(), agent, human_rate(rate));
