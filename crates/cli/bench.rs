@@ -13,8 +13,8 @@ use crate::bad_input;
 /// Arguments of `mancala bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Games to measure (game specs, comma-separated).
-    #[arg(long, value_delimiter = ',', default_values_t = ["kalah".to_string(), "oware".to_string()])]
+    /// A game to measure (a game spec); repeat for several. Default: kalah and oware.
+    #[arg(long = "game", short, default_values_t = ["kalah".to_string(), "oware".to_string()])]
     games: Vec<String>,
     /// Seconds to measure each line.
     #[arg(long, default_value_t = 2.0)]
@@ -138,7 +138,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         .iter()
         .map(|g| {
             g.parse::<GameSpec>()
-                .map_err(|e| bad_input(format!("--games: {e}")))
+                .map_err(|e| bad_input(format!("--game: {e}")))
         })
         .collect::<Result<Vec<_>>>()?;
     println!(

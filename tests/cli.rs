@@ -1,0 +1,151 @@
+//! End-to-end tests of `replay`, `perft`, `show` and `bench`.
+
+use std::process::{Command, Output};
+
+fn mancala(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn replay_json_prints_each_move_and_the_result() {
+    // Kalah(3,1): 3 is an extra turn (last seed in the store), then 2; player
+    // 1's 3 is an extra turn too, and its 2 captures and empties its row.
+    let o = mancala(&[
+        "replay",
+        "--game",
+        "kalah:pits=3,seeds=1",
+        "--moves",
+        "3 2 3 2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 5, "{}", stdout(&o));
+    assert_eq!(lines[0]["ply"], 1);
+    assert_eq!(lines[0]["mover"], 0);
+    assert_eq!(lines[0]["pit"], 3);
+    assert_eq!(
+        lines[0]["board"],
+        serde_json::json!([1, 1, 0, 1, 1, 1, 1, 0])
+    );
+    assert_eq!(lines[0]["to_move"], 0);
+    assert_eq!(lines[0]["legal"], serde_json::json!([1, 2]));
+    assert_eq!(lines[1]["to_move"], 1);
+    assert_eq!(lines[1]["legal"], serde_json::json!([2, 3]));
+    assert_eq!(
+        lines[2]["board"],
+        serde_json::json!([1, 0, 0, 0, 1, 0, 3, 1])
+    );
+    assert_eq!(lines[2]["to_move"], 1);
+    assert_eq!(lines[3]["mover"], 1);
+    assert_eq!(lines[3]["to_move"], serde_json::Value::Null);
+    assert_eq!(lines[3]["legal"], serde_json::json!([]));
+    let last = &lines[4];
+    let scores = last["final_scores"].as_array().unwrap();
+    assert_eq!(scores.iter().map(|s| s.as_u64().unwrap()).sum::<u64>(), 6);
+    assert!(last.get("winner").is_some());
+}
+
+#[test]
+fn an_illegal_move_stops_replay_with_exit_code_2() {
+    let o = mancala(&["replay", "--game", "kalah", "--moves", "3 3"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("move 2")
+            && e.contains("illegal move 3")
+            && e.contains("legal moves are 1 2 4 5 6"),
+        "{e}"
+    );
+    let o = mancala(&["replay", "--game", "kalah", "--moves", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
+    let o = mancala(&["replay", "--game", "kalah:pits=4,seed=3", "--moves", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("'seed'"), "{}", stderr(&o));
+}
+
+#[test]
+fn perft_prints_the_counts_per_depth() {
+    let o = mancala(&["perft", "--game", "kalah", "--depth", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let counts: Vec<u64> = stdout(&o)
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(counts, vec![6, 35, 185, 942]);
+    let o = mancala(&[
+        "perft",
+        "--game",
+        "oware",
+        "--depth",
+        "2",
+        "--position",
+        "4,4,4,4,4,4/4,4,4,4,4,4/0,0/1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn show_draws_a_position_and_rejects_a_bad_one() {
+    let o = mancala(&[
+        "show",
+        "--game",
+        "kalah:pie=true",
+        "--position",
+        "4,4,0,5,5,5/4,4,4,4,4,4/1,0/1s",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("may swap") && out.contains("legal moves: 1 2 3 4 5 6 swap"),
+        "{out}"
+    );
+    let o = mancala(&[
+        "show",
+        "--game",
+        "kalah",
+        "--position",
+        "4,4,4,4,4,4/4,4,4,4,4,4/1,0/0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("49 seeds"), "{}", stderr(&o));
+}
+
+#[test]
+fn bench_prints_both_tables() {
+    let o = mancala(&[
+        "bench",
+        "--seconds",
+        "0.05",
+        "--game",
+        "kalah:pits=4,seeds=3",
+        "--game",
+        "oware",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("games/s") && out.contains("speedup"), "{out}");
+    assert!(out.contains("sims") && out.contains("nodes"), "{out}");
+    assert!(
+        out.contains("kalah:pits=4,seeds=3") && out.contains("oware"),
+        "{out}"
+    );
+}
