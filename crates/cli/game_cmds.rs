@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use mancala_core::{with_game, Game, GameSpec, Move, Player, Setup};
+use mancala_core::{with_game, Game, GameSpec, Move, Player};
 use serde_json::json;
 
 use crate::bad_input;
@@ -36,13 +36,9 @@ impl GameArgs {
 pub fn start_state<G: Game>(game: &G, position: Option<&str>) -> Result<G::State> {
     match position {
         None => Ok(game.start()),
-        Some(text) => {
-            let setup: Setup = text
-                .parse()
-                .map_err(|e| bad_input(format!("--position: {e}")))?;
-            game.from_setup(&setup)
-                .map_err(|e| bad_input(format!("--position: {e}")))
-        }
+        Some(text) => game
+            .parse_position(text)
+            .map_err(|e| bad_input(format!("--position: {e}"))),
     }
 }
 

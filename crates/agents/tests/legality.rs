@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use mancala_agents::{Agent, AgentError, AgentSpec};
 use mancala_core::{
-    Game, GameEnd, GameSpec, GrandSlam, KalahRules, Leftover, Move, OwareRules, Player, Setup,
+    Game, GameEnd, GameSpec, GrandSlam, KalahRules, Leftover, Move, OwareRules, Player,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -33,10 +33,7 @@ struct Tally {
 
 /// The position written `text`, checked against `game`.
 fn at<G: Game>(game: &G, text: &str) -> G::State {
-    let setup: Setup = text
-        .parse()
-        .unwrap_or_else(|e| panic!("cannot parse {text}: {e}"));
-    game.from_setup(&setup)
+    game.parse_position(text)
         .unwrap_or_else(|e| panic!("{text} is not a position of {game:?}: {e}"))
 }
 

@@ -20,10 +20,7 @@ use mancala_core::{Game, KalahRules, Move, OwareRules, Player, Setup};
 
 /// The position written `text`, checked against `game`.
 fn at<G: Game>(game: &G, text: &str) -> G::State {
-    let setup: Setup = text
-        .parse()
-        .unwrap_or_else(|e| panic!("cannot parse {text}: {e}"));
-    game.from_setup(&setup)
+    game.parse_position(text)
         .unwrap_or_else(|e| panic!("{text} is not a position of {game:?}: {e}"))
 }
 

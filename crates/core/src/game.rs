@@ -146,6 +146,16 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     #[allow(clippy::wrong_self_convention)]
     fn from_setup(&self, setup: &Setup) -> Result<Self::State, PositionError>;
 
+    /// Reads a position written in the notation of [`crate::notation`] and
+    /// checks it against these rules.
+    ///
+    /// # Errors
+    /// [`PositionError`] for text that cannot be read or a position that
+    /// does not fit the rules.
+    fn parse_position(&self, text: &str) -> Result<Self::State, PositionError> {
+        self.from_setup(&text.parse::<Setup>()?)
+    }
+
     /// A 64-bit key of the position for transposition tables: states with
     /// the same future (board, stores, player to move, and in Oware the
     /// moves played and the boards seen since the last capture) get the same

@@ -29,10 +29,7 @@ fn oware(spec: &str) -> OwareRules {
 
 /// The position written `text`, checked against `game`.
 fn at<G: Game>(game: &G, text: &str) -> G::State {
-    let setup: Setup = text
-        .parse()
-        .unwrap_or_else(|e| panic!("cannot parse {text}: {e}"));
-    game.from_setup(&setup)
+    game.parse_position(text)
         .unwrap_or_else(|e| panic!("{text} is not a position of {game:?}: {e}"))
 }
 
