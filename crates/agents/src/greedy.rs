@@ -31,28 +31,27 @@ impl Default for Greedy {
     }
 }
 
-/// The most the mover can add to their store before the turn passes.
-/// `nodes` counts the positions looked at.
-pub(crate) fn best_turn_gain<G: Game>(
+/// What `mv` adds to the mover's store by the end of the turn, with the
+/// best continuation of any extra turns. `nodes` counts positions looked at.
+pub(crate) fn turn_gain<G: Game>(
     game: &G,
     state: &G::State,
+    mv: Move,
     mover: Player,
     nodes: &mut u64,
 ) -> i32 {
+    *nodes += 1;
     let before = i32::from(game.scores(state)[mover]);
-    game.legal_moves(state)
+    let mut next = state.clone();
+    game.play_unchecked(&mut next, mv);
+    let gain = i32::from(game.scores(&next)[mover]) - before;
+    if game.to_move(&next) != Some(mover) {
+        return gain;
+    }
+    gain + game
+        .legal_moves(&next)
         .into_iter()
-        .map(|mv| {
-            *nodes += 1;
-            let mut next = state.clone();
-            game.play_unchecked(&mut next, mv);
-            let gain = i32::from(game.scores(&next)[mover]) - before;
-            if game.to_move(&next) == Some(mover) {
-                gain + best_turn_gain(game, &next, mover, nodes)
-            } else {
-                gain
-            }
-        })
+        .map(|m| turn_gain(game, &next, m, mover, nodes))
         .max()
         .unwrap_or(0)
 }
@@ -69,18 +68,11 @@ impl<G: Game> Agent<G> for Greedy {
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
         let t0 = std::time::Instant::now();
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
-        let before = i32::from(game.scores(state)[mover]);
         let mut nodes = 0;
         let mut best = Vec::new();
         let mut best_gain = i32::MIN;
         for mv in game.legal_moves(state) {
-            nodes += 1;
-            let mut next = state.clone();
-            game.play_unchecked(&mut next, mv);
-            let mut gain = i32::from(game.scores(&next)[mover]) - before;
-            if game.to_move(&next) == Some(mover) {
-                gain += best_turn_gain(game, &next, mover, &mut nodes);
-            }
+            let gain = turn_gain(game, state, mv, mover, &mut nodes);
             if gain > best_gain {
                 best_gain = gain;
                 best.clear();

@@ -20,7 +20,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::greedy::best_turn_gain;
+use crate::greedy::turn_gain;
 use crate::{Agent, AgentError, Budget, SearchInfo};
 
 /// Search tunables.
@@ -197,16 +197,10 @@ fn greedy_rollout_move<G: Game>(
     mover: Player,
     rng: &mut SmallRng,
 ) -> Move {
-    let before = i32::from(game.scores(state)[mover]);
     let mut best = (i32::MIN, 0u32, Move::Pit(0));
     let mut nodes = 0;
     for mv in game.legal_moves(state) {
-        let mut next = state.clone();
-        game.play_unchecked(&mut next, mv);
-        let mut gain = i32::from(game.scores(&next)[mover]) - before;
-        if game.to_move(&next) == Some(mover) {
-            gain += best_turn_gain(game, &next, mover, &mut nodes);
-        }
+        let gain = turn_gain(game, state, mv, mover, &mut nodes);
         // Random tie-break: a fresh random key per move.
         let tie = rng.random::<u32>();
         if (gain, tie) > (best.0, best.1) {
