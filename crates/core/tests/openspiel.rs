@@ -1,6 +1,7 @@
 //! The engine against independent traces: random games played by DeepMind
-//! OpenSpiel (see `shared/testdata/README.md`). Every legal set, board, side
-//! to move and final score must agree.
+//! OpenSpiel 2.0.2, kept in `tests/data/openspiel/` (its `README.md` says
+//! where they come from and what each field means). Every legal set, board,
+//! side to move and final score must agree.
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 fn testdata(name: &str) -> Vec<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/testdata/openspiel")
+        .join("tests/data/openspiel")
         .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reference traces {} are needed: {e}", path.display()));

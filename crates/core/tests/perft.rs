@@ -1,6 +1,6 @@
 //! Perft against a second, deliberately naive implementation of the rules.
 //!
-//! The naive games below are written from `shared/RULES.md` alone, for
+//! The naive games below are written from `docs/RULES.md` alone, for
 //! clarity rather than speed: boards are `Vec`s, seeds are sown one at a time
 //! by walking from place to place, Oware keeps every position since the last
 //! capture in a list, and legal moves are found by trying each one on a copy.

@@ -1,4 +1,4 @@
-//! One test per rule of `shared/RULES.md` (Kalah and Oware) and per variant
+//! One test per rule of `docs/RULES.md` (Kalah and Oware) and per variant
 //! option, each on a hand-built board. Every expected position was worked out
 //! by hand from the rules, seed by seed, and is compared whole (both rows,
 //! both stores, the player to move) in the notation
