@@ -525,14 +525,18 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-fn describe_end(reason: EndReason) -> &'static str {
-    match reason {
+fn describe_end(reason: EndReason) -> std::borrow::Cow<'static, str> {
+    let text = match reason {
         EndReason::EmptyRow => "a row is empty",
         EndReason::Majority => "more than half the seeds captured",
         EndReason::Repetition => "the position repeated",
         EndReason::NoLegalMove => "no legal move",
         EndReason::MaxPlies => "move limit reached",
-    }
+        // `EndReason` is non-exhaustive: a reason added for a new game is
+        // shown by its name, as in games.csv.
+        other => return other.to_string().into(),
+    };
+    text.into()
 }
 
 #[cfg(test)]

@@ -9,8 +9,12 @@ use serde::{Deserialize, Serialize};
 use crate::{ByPlayer, IllegalMove, Move, MoveSet, Player, PositionError, Setup};
 
 /// Why a game ended.
+///
+/// New games will bring new reasons, so matches outside this crate need a
+/// wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum EndReason {
     /// Kalah: a row is empty (or, with `game_end=delayed`, the mover's row).
     EmptyRow,
