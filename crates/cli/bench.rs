@@ -16,13 +16,22 @@ pub struct BenchArgs {
     /// A game to measure (a game spec); repeat for several. Default: kalah and oware.
     #[arg(long = "game", short, default_values_t = ["kalah".to_string(), "oware".to_string()])]
     games: Vec<String>,
-    /// Seconds to measure each line.
-    #[arg(long, default_value_t = 2.0)]
+    /// Seconds to measure each line, from 0.01 to 3600. Each line measures
+    /// at least one batch of games (or one move per position) however short.
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
     seconds: f64,
-    /// Threads for the parallel line (default: all cores).
-    #[arg(long)]
+    /// Threads for the parallel line (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::parse_threads)]
     threads: Option<usize>,
 }
+
+/// The shortest time per line `--seconds` accepts: below 10 ms a line would
+/// measure the timer and thread start-up more than the engine.
+pub const MIN_SECONDS: f64 = 0.01;
+
+/// The longest time per line `--seconds` accepts: an hour, already far
+/// more than a stable figure needs (the bench runs about a dozen lines).
+pub const MAX_SECONDS: f64 = 3600.0;
 
 /// Random games from the start on one thread for `budget`; returns how many.
 fn playouts<G: Game>(game: &G, seed: u64, budget: Duration) -> u64 {
@@ -30,14 +39,17 @@ fn playouts<G: Game>(game: &G, seed: u64, budget: Duration) -> u64 {
     let start = game.start();
     let mut games = 0;
     let t0 = Instant::now();
-    while t0.elapsed() < budget {
+    // At least one batch, however short the budget: a rate needs games.
+    loop {
         for _ in 0..256 {
             let mut state = start.clone();
             std::hint::black_box(random_playout(game, &mut state, &mut rng));
         }
         games += 256;
+        if t0.elapsed() >= budget {
+            return games;
+        }
     }
-    games
 }
 
 fn rate<G: Game>(game: &G, threads: usize, budget: Duration) -> f64 {
@@ -51,7 +63,7 @@ fn rate<G: Game>(game: &G, threads: usize, budget: Duration) -> f64 {
             .map(|h| h.join().expect("bench thread panicked"))
             .sum()
     });
-    total as f64 / t0.elapsed().as_secs_f64()
+    total as f64 / t0.elapsed().as_secs_f64().max(1e-9)
 }
 
 /// Formats a rate with a unit: 1.23M.
@@ -112,12 +124,16 @@ fn search_rate<G: Game>(game: &G, spec: &str, budget: Duration) -> Result<(f64, 
         let mut agent = spec.build::<G>();
         agent.new_game(i as u64);
         let deadline = Instant::now() + per_position;
-        while Instant::now() < deadline {
+        // At least one move per position, however short the budget.
+        loop {
             agent.choose(game, state)?;
             let info = agent.info();
             nodes += info.nodes;
             secs += info.elapsed.as_secs_f64();
             depth += f64::from(info.depth) * info.elapsed.as_secs_f64();
+            if Instant::now() >= deadline {
+                break;
+            }
         }
     }
     Ok((nodes as f64 / secs.max(1e-9), depth / secs.max(1e-9)))
@@ -125,8 +141,13 @@ fn search_rate<G: Game>(game: &G, spec: &str, budget: Duration) -> Result<(f64, 
 
 /// `mancala bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
-    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
-        return Err(bad_input("--seconds must be a positive number"));
+    // Also refuses NaN and infinities, which no range contains.
+    if !(MIN_SECONDS..=MAX_SECONDS).contains(&args.seconds) {
+        return Err(bad_input(format!(
+            "--seconds must be from {MIN_SECONDS} to {MAX_SECONDS} (seconds to measure each \
+             line), not {:?}",
+            args.seconds
+        )));
     }
     let budget = Duration::from_secs_f64(args.seconds);
     let all = args
@@ -142,7 +163,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         })
         .collect::<Result<Vec<_>>>()?;
     println!(
-        "random playouts from the start position ({:.1} s per line)",
+        "random playouts from the start position ({} s per line)",
         args.seconds
     );
     println!(
@@ -164,7 +185,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     println!();
     println!(
-        "search speed on one thread (start position and three random ones, {:.1} s per line)",
+        "search speed on one thread (start position and three random ones, {} s per line)",
         args.seconds
     );
     println!(

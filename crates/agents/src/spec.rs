@@ -7,6 +7,7 @@ use std::time::Duration;
 use mancala_core::spec::{bad_value, write_spec, Spec};
 use mancala_core::{Game, SpecError};
 
+use crate::tt::MAX_TT_MIB;
 use crate::{
     Agent, Eval, Greedy, Mcts, MctsOptions, Minimax, MinimaxOptions, RandomAgent, RolloutPolicy,
 };
@@ -134,43 +135,84 @@ fn budget_option(b: Budget) -> String {
     }
 }
 
-/// Formats a duration as a spec writes it: `250ms`, `2s`.
+/// The smallest time a spec can give (`time=`, a tournament's
+/// `move_timeout`, a training `time_limit`): one microsecond. Times are
+/// kept in whole microseconds; a finer part is rounded to the nearest.
+pub const MIN_DURATION: Duration = Duration::from_micros(1);
+
+/// The largest time a spec can give: 720 hours (30 days), far more than any
+/// move or training run, and small enough that no clock arithmetic overflows.
+pub const MAX_DURATION: Duration = Duration::from_secs(720 * 3600);
+
+/// Units [`parse_duration`] accepts, with their length in nanoseconds.
+/// Suffixes that end another one (`s` of `ms`) come after it.
+const UNITS: [(&str, f64); 8] = [
+    ("ns", 1.0),
+    ("us", 1e3),
+    ("\u{b5}s", 1e3),
+    ("\u{3bc}s", 1e3),
+    ("ms", 1e6),
+    ("s", 1e9),
+    ("m", 60e9),
+    ("h", 3600e9),
+];
+
+/// Formats a duration as a spec writes it, in its canonical form: a whole
+/// number of the largest of `s`, `ms` and `us` that divides it, e.g.
+/// `2s`, `250ms`, `1500ms`, `500us`. Any duration that [`parse_duration`]
+/// returns formats to text that parses back to the same duration. Others
+/// (zero, or a part finer than a microsecond) are written rounded to the
+/// microsecond.
 pub fn format_duration(t: Duration) -> String {
-    let ms = t.as_secs_f64() * 1000.0;
-    if ms >= 1000.0 && (ms / 1000.0).fract() == 0.0 {
-        format!("{}s", ms / 1000.0)
+    let micros = (t.as_nanos() + 500) / 1000;
+    if micros.is_multiple_of(1_000_000) && micros > 0 {
+        format!("{}s", micros / 1_000_000)
+    } else if micros.is_multiple_of(1000) && micros > 0 {
+        format!("{}ms", micros / 1000)
     } else {
-        format!("{ms}ms")
+        format!("{micros}us")
     }
 }
 
-/// Parses `250ms`, `2s`, `1.5s`, `500us`, `30m` or `2h`.
+/// Parses a time: a number (decimals and exponents allowed) and a unit,
+/// `ns`, `us` (or `µs`, `μs`), `ms`, `s`, `m` or `h`: `250ms`, `2s`, `1.5s`,
+/// `500us`, `30m`, `2h`. The time must be from [`MIN_DURATION`] (1us) to
+/// [`MAX_DURATION`] (720h); it is rounded to whole microseconds.
 ///
 /// # Errors
-/// [`SpecError::BadValue`] for anything else, or a zero or negative time.
+/// [`SpecError::BadValue`] saying which rule the value breaks: no number
+/// or unit, not positive (zero, negative, NaN), under 1us, or over 720h.
 pub fn parse_duration(key: &str, value: &str) -> Result<Duration, SpecError> {
+    const SYNTAX: &str =
+        "a time such as 200ms, 1.5s or 30m: a number and a unit (ns, us, ms, s, m or h)";
     let v = value.trim().to_ascii_lowercase();
-    let units: [(&str, f64); 5] = [
-        ("ms", 1e-3),
-        ("us", 1e-6),
-        ("s", 1.0),
-        ("m", 60.0),
-        ("h", 3600.0),
-    ];
-    let parsed = units
+    let (number, unit_ns) = UNITS
         .iter()
-        .find_map(|(suffix, scale)| v.strip_suffix(suffix).map(|n| (n, *scale)))
-        .and_then(|(n, scale)| n.trim().parse::<f64>().ok().map(|x| x * scale));
-    match parsed {
-        Some(secs) if secs > 0.0 && secs.is_finite() && secs < 1e7 => {
-            Ok(Duration::from_secs_f64(secs))
-        }
-        _ => Err(bad_value(
+        .find_map(|(suffix, ns)| v.strip_suffix(suffix).map(|n| (n.trim(), *ns)))
+        .ok_or_else(|| bad_value(key, value, SYNTAX))?;
+    let x = number
+        .parse::<f64>()
+        .map_err(|_| bad_value(key, value, SYNTAX))?;
+    if x.is_nan() || x <= 0.0 {
+        return Err(bad_value(
             key,
             value,
-            "a positive time such as 200ms, 1.5s or 30m",
-        )),
+            "a positive time, at least 1us (such as 200ms, 1.5s or 30m)",
+        ));
     }
+    let micros = x * unit_ns / 1000.0;
+    if micros > MAX_DURATION.as_micros() as f64 {
+        return Err(bad_value(key, value, "a time of at most 720h (30 days)"));
+    }
+    // A little slack for the rounding of decimals such as 0.001ms.
+    if micros < MIN_DURATION.as_micros() as f64 - 1e-9 {
+        return Err(bad_value(
+            key,
+            value,
+            "a time of at least 1us, the smallest time a spec can give",
+        ));
+    }
+    Ok(Duration::from_micros(micros.round().max(1.0) as u64))
 }
 
 /// Reads the budget keys of a search agent: at most one of `depth_key`
@@ -203,7 +245,8 @@ pub(crate) fn read_budget(
 }
 
 impl MinimaxOptions {
-    /// Reads `depth`, `time`, `eval` and `tt` (MiB).
+    /// Reads `depth`, `time`, `eval` and `tt` (MiB, from 0 to 4096: each
+    /// agent in each worker thread has its own table).
     ///
     /// # Errors
     /// [`SpecError`] naming the key and the accepted values.
@@ -217,10 +260,26 @@ impl MinimaxOptions {
         Ok(MinimaxOptions {
             budget: read_budget(spec, Some("depth"), d.budget)?,
             eval,
-            tt_mib: spec
-                .get_int("tt", 0..=65_536)?
-                .map_or(d.tt_mib, |v| v as usize),
+            tt_mib: read_tt_mib(spec)?.unwrap_or(d.tt_mib),
         })
+    }
+}
+
+/// Reads `tt`, the table size in MiB, from 0 to [`MAX_TT_MIB`].
+fn read_tt_mib(spec: &Spec) -> Result<Option<usize>, SpecError> {
+    let Some(v) = spec.get("tt") else {
+        return Ok(None);
+    };
+    match v.parse::<usize>() {
+        Ok(n) if n <= MAX_TT_MIB => Ok(Some(n)),
+        _ => Err(bad_value(
+            "tt",
+            v,
+            &format!(
+                "a table size in MiB from 0 to {MAX_TT_MIB}, the most one agent may have \
+                 (each agent in each worker thread has its own table)"
+            ),
+        )),
     }
 }
 
@@ -309,5 +368,86 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("random, heuristic, greedy"), "{e}");
+    }
+
+    #[test]
+    fn durations_have_one_range_and_one_resolution() {
+        let ok = |v: &str| parse_duration("time", v).unwrap();
+        assert_eq!(ok("250ms"), Duration::from_millis(250));
+        assert_eq!(ok("1.5s"), Duration::from_millis(1500));
+        assert_eq!(ok("500us"), Duration::from_micros(500));
+        assert_eq!(ok("500\u{b5}s"), Duration::from_micros(500));
+        assert_eq!(ok("2h"), Duration::from_secs(7200));
+        assert_eq!(ok("30m"), Duration::from_secs(1800));
+        assert_eq!(ok(" 2 S "), Duration::from_secs(2));
+        assert_eq!(ok("1e3ms"), Duration::from_secs(1));
+        // The smallest time, in every unit.
+        for v in ["1us", "1000ns", "0.001ms", "1e-6s", "0.000001s"] {
+            assert_eq!(ok(v), MIN_DURATION, "{v}");
+        }
+        // Finer parts round to the microsecond.
+        assert_eq!(ok("1.4us"), Duration::from_micros(1));
+        assert_eq!(ok("1500ns"), Duration::from_micros(2));
+        assert_eq!(ok("720h"), MAX_DURATION);
+        let err = |v: &str| parse_duration("time", v).unwrap_err().to_string();
+        for v in ["1ns", "999ns", "0.0001ms", "1e-10s", "0.5us"] {
+            assert!(err(v).contains("at least 1us"), "{v}: {}", err(v));
+        }
+        for v in ["0s", "-1s", "-0ms", "nan s", "NaNms"] {
+            assert!(err(v).contains("positive"), "{v}: {}", err(v));
+        }
+        for v in ["721h", "1e20s", "infs", "inf ms", "1e400s"] {
+            assert!(err(v).contains("at most 720h"), "{v}: {}", err(v));
+        }
+        for v in ["", "5", "s", "fast", "5 sec", "1_000ms", "0x10s", "5mss"] {
+            assert!(err(v).contains("a number and a unit"), "{v}: {}", err(v));
+        }
+    }
+
+    #[test]
+    fn durations_print_in_a_canonical_form_that_parses_back() {
+        for (text, canonical) in [
+            ("2s", "2s"),
+            ("2000ms", "2s"),
+            ("1.5s", "1500ms"),
+            ("200ms", "200ms"),
+            ("0.5ms", "500us"),
+            ("1us", "1us"),
+            ("1e-6s", "1us"),
+            ("1m", "60s"),
+            ("720h", "2592000s"),
+            ("1.0000005s", "1000001us"),
+        ] {
+            let t = parse_duration("time", text).unwrap();
+            assert_eq!(format_duration(t), canonical, "{text}");
+            assert_eq!(parse_duration("time", canonical).unwrap(), t, "{text}");
+        }
+        let spec: AgentSpec = "mcts:time=0.001ms,c=1".parse().unwrap();
+        assert_eq!(spec.to_string(), "mcts:time=1us,c=1");
+        assert!("minimax:time=1e-10s".parse::<AgentSpec>().is_err());
+    }
+
+    #[test]
+    fn table_size_is_bounded() {
+        let spec: AgentSpec = "minimax:tt=4096".parse().unwrap();
+        assert_eq!(spec.to_string(), "minimax:depth=8,tt=4096");
+        assert!("minimax:tt=0".parse::<AgentSpec>().is_ok());
+        for v in [
+            "4097",
+            "40000",
+            "65536",
+            "18446744073709551616",
+            "-1",
+            "1.5",
+        ] {
+            let e = format!("minimax:tt={v}")
+                .parse::<AgentSpec>()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("from 0 to 4096") && e.contains(&format!("'{v}'")),
+                "{v}: {e}"
+            );
+        }
     }
 }

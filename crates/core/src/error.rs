@@ -1,8 +1,34 @@
 //! Typed errors of the rules crate.
 
+use std::borrow::Cow;
+
 use thiserror::Error;
 
 use crate::{Move, MoveSet};
+
+/// Most characters of the user's input that an error message quotes; longer
+/// input is cut there (see [`truncate_input`]).
+pub const ECHO_CHARS: usize = 60;
+
+/// `text` as an error message should quote it: unchanged up to
+/// [`ECHO_CHARS`] characters, otherwise its first [`ECHO_CHARS`] characters
+/// followed by `… (N bytes)`, N being the length of the whole input. A 100 KB
+/// spec then gives a one-line message rather than a 100 KB one.
+///
+/// Reachable as `mancala_core::spec::truncate_input`.
+///
+/// ```
+/// use mancala_core::spec::truncate_input;
+/// assert_eq!(truncate_input("kalah:pits=4"), "kalah:pits=4");
+/// let long = "x".repeat(1000);
+/// assert_eq!(truncate_input(&long), format!("{}… (1000 bytes)", "x".repeat(60)));
+/// ```
+pub fn truncate_input(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(ECHO_CHARS) {
+        None => Cow::Borrowed(text),
+        Some((cut, _)) => Cow::Owned(format!("{}… ({} bytes)", &text[..cut], text.len())),
+    }
+}
 
 /// A move that the position does not allow.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -25,11 +51,17 @@ fn describe_illegal(mv: Move, legal: MoveSet, over: bool) -> String {
 }
 
 /// A game or agent spec string that cannot be used.
+///
+/// The fields hold the input as given; the message quotes at most
+/// [`ECHO_CHARS`] characters of each (see [`truncate_input`]).
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum SpecError {
     /// The text is empty or not `name[:key=value,...]`.
-    #[error("malformed spec '{spec}': {why} (expected NAME or NAME:key=value,key=value)")]
+    #[error(
+        "malformed spec '{}': {why} (expected NAME or NAME:key=value,key=value)",
+        truncate_input(.spec)
+    )]
     Malformed {
         /// The whole spec.
         spec: String,
@@ -37,7 +69,7 @@ pub enum SpecError {
         why: String,
     },
     /// The name before the colon is not known.
-    #[error("unknown {kind} '{name}' (accepted: {accepted})")]
+    #[error("unknown {kind} '{}' (accepted: {accepted})", truncate_input(.name))]
     UnknownName {
         /// What was named: `game` or `agent`.
         kind: &'static str,
@@ -47,7 +79,11 @@ pub enum SpecError {
         accepted: String,
     },
     /// A key the named thing does not have.
-    #[error("unknown option '{key}' for {name} (accepted: {accepted})")]
+    #[error(
+        "unknown option '{}' for {} (accepted: {accepted})",
+        truncate_input(.key),
+        truncate_input(.name)
+    )]
     UnknownKey {
         /// The game or agent.
         name: String,
@@ -57,13 +93,17 @@ pub enum SpecError {
         accepted: String,
     },
     /// The same key twice.
-    #[error("option '{key}' is given twice")]
+    #[error("option '{}' is given twice", truncate_input(.key))]
     DuplicateKey {
         /// The key.
         key: String,
     },
     /// A value that the key does not accept.
-    #[error("bad value '{value}' for '{key}': expected {expected}")]
+    #[error(
+        "bad value '{}' for '{}': expected {expected}",
+        truncate_input(.value),
+        truncate_input(.key)
+    )]
     BadValue {
         /// The key.
         key: String,
@@ -73,7 +113,7 @@ pub enum SpecError {
         expected: String,
     },
     /// Options that are each fine but impossible together, e.g. too many seeds.
-    #[error("impossible {name} board: {why}")]
+    #[error("impossible {} board: {why}", truncate_input(.name))]
     ImpossibleBoard {
         /// The game.
         name: String,
@@ -83,11 +123,13 @@ pub enum SpecError {
 }
 
 /// A position that does not fit the rules.
+///
+/// The message quotes at most [`ECHO_CHARS`] characters of the text.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum PositionError {
     /// The notation itself cannot be read.
-    #[error("cannot read position '{text}': {why}")]
+    #[error("cannot read position '{}': {why}", truncate_input(.text))]
     Syntax {
         /// The text.
         text: String,
@@ -124,4 +166,63 @@ pub enum PositionError {
         /// Why not.
         why: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncate_input_keeps_short_text_and_cuts_long_text_on_a_char_boundary() {
+        assert_eq!(truncate_input(""), "");
+        let exact = "a".repeat(ECHO_CHARS);
+        assert_eq!(truncate_input(&exact), exact.as_str());
+        let long = "é".repeat(ECHO_CHARS + 1);
+        let cut = truncate_input(&long);
+        assert_eq!(
+            cut,
+            format!("{}… ({} bytes)", "é".repeat(ECHO_CHARS), long.len())
+        );
+    }
+
+    #[test]
+    fn errors_quote_long_input_truncated() {
+        let huge = "k".repeat(100_000);
+        let errors = [
+            SpecError::Malformed {
+                spec: huge.clone(),
+                why: "x".into(),
+            },
+            SpecError::UnknownName {
+                kind: "game",
+                name: huge.clone(),
+                accepted: "kalah".into(),
+            },
+            SpecError::UnknownKey {
+                name: huge.clone(),
+                key: huge.clone(),
+                accepted: "pits".into(),
+            },
+            SpecError::DuplicateKey { key: huge.clone() },
+            SpecError::BadValue {
+                key: huge.clone(),
+                value: huge.clone(),
+                expected: "a number".into(),
+            },
+            SpecError::ImpossibleBoard {
+                name: huge.clone(),
+                why: "x".into(),
+            },
+        ];
+        for e in errors {
+            let m = e.to_string();
+            assert!(m.len() < 400 && m.contains("(100000 bytes)"), "{m}");
+        }
+        let m = PositionError::Syntax {
+            text: huge,
+            why: "x".into(),
+        }
+        .to_string();
+        assert!(m.len() < 200 && m.contains("(100000 bytes)"), "{m}");
+    }
 }

@@ -19,6 +19,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::error::truncate_input;
 use crate::{ByPlayer, Player, PositionError};
 
 /// Position data as written, not yet checked against any rules.
@@ -108,7 +109,7 @@ impl FromStr for Setup {
                     n.trim().parse::<u8>().map_err(|_| {
                         syntax(format!(
                             "{what}: '{}' is not a seed count from 0 to 255",
-                            n.trim()
+                            truncate_input(n.trim())
                         ))
                     })
                 })
@@ -131,7 +132,8 @@ impl FromStr for Setup {
             "-" => (None, false),
             other => {
                 return Err(syntax(format!(
-                    "to move: '{other}' is not 0, 1, 0s, 1s (swap still to be offered) or - (game over)"
+                    "to move: '{}' is not 0, 1, 0s, 1s (swap still to be offered) or - (game over)",
+                    truncate_input(other)
                 )))
             }
         };
@@ -192,5 +194,20 @@ mod tests {
         assert!(e.contains("two numbers"), "{e}");
         let e = "4,4/4,4/0,0/2".parse::<Setup>().unwrap_err().to_string();
         assert!(e.contains("'2' is not 0, 1"), "{e}");
+    }
+
+    #[test]
+    fn notation_errors_quote_long_input_truncated() {
+        let long = "9".repeat(100_000);
+        for text in [
+            format!("{long}/4/0,0/0"),
+            format!("4/4/0,0/{long}"),
+            format!("4/4/0,0/0/{long}"),
+            format!("4/4/{long}/0"),
+        ] {
+            let e = text.parse::<Setup>().unwrap_err().to_string();
+            assert!(e.len() < 400, "{} bytes", e.len());
+            assert!(e.contains(" bytes)"), "{e}");
+        }
     }
 }

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{KalahRules, OwareRules, SpecError};
 
+pub use crate::error::{truncate_input, ECHO_CHARS};
+
 /// A parsed but not yet interpreted spec: a name and its options, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spec {
@@ -46,12 +48,16 @@ impl Spec {
                     return Err(malformed("an option is empty"));
                 }
                 let Some((k, v)) = part.split_once('=') else {
-                    return Err(malformed(&format!("option '{part}' has no '='")));
+                    return Err(malformed(&format!(
+                        "option '{}' has no '='",
+                        truncate_input(part)
+                    )));
                 };
                 let key = k.trim().to_ascii_lowercase();
                 if key.is_empty() || v.trim().is_empty() {
                     return Err(malformed(&format!(
-                        "option '{part}' needs a key and a value"
+                        "option '{}' needs a key and a value",
+                        truncate_input(part)
                     )));
                 }
                 if options.iter().any(|(existing, _)| *existing == key) {
@@ -329,5 +335,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("288 seeds"), "{e}");
+    }
+
+    #[test]
+    fn spec_errors_quote_long_input_truncated() {
+        let long = "y".repeat(100_000);
+        for text in [
+            format!("kalah:pits={long}"),
+            format!("kalah:{long}"),
+            format!("kalah:{long}=1"),
+            long.clone(),
+            format!("kalah:pits=4,{long}"),
+            format!(":{long}"),
+        ] {
+            let e = text.parse::<GameSpec>().unwrap_err().to_string();
+            assert!(
+                e.len() < 400,
+                "{} bytes: {}",
+                e.len(),
+                &e[..400.min(e.len())]
+            );
+            assert!(e.contains(" bytes)"), "{e}");
+        }
     }
 }

@@ -150,7 +150,8 @@ impl Move {
         match t.parse::<usize>() {
             Ok(n) if (1..=MAX_PITS).contains(&n) => Ok(Move::Pit((n - 1) as u8)),
             _ => Err(format!(
-                "'{t}' is not a move: write a pit number from 1 (as counted from the mover's side) or 'swap'"
+                "'{}' is not a move: write a pit number from 1 (as counted from the mover's side) or 'swap'",
+                crate::error::truncate_input(t)
             )),
         }
     }
@@ -364,5 +365,7 @@ mod tests {
         assert!(Move::parse_human("0").is_err());
         assert!(Move::parse_human("x").is_err());
         assert_eq!(Move::Pit(5).to_string(), "6");
+        let e = Move::parse_human(&"7".repeat(100_000)).unwrap_err();
+        assert!(e.len() < 200 && e.contains("(100000 bytes)"), "{e}");
     }
 }
