@@ -3,11 +3,20 @@
 //!
 //! Ratings are a maximum-likelihood Bradley–Terry (Elo) fit over every game,
 //! with the first-move advantage fitted as one more parameter (BayesElo's
-//! "advantage"). A draw counts as half a win for each side. The 95%
-//! intervals come from the inverse of the observed Fisher information (the
-//! Hessian of the log-likelihood) at the estimate; a weak prior of one
-//! virtual draw per agent keeps perfect records finite (see
-//! [`crate::stats::fit_ratings`]).
+//! "advantage"). A draw counts as half a win for each side. Each rating
+//! and the advantage carry two 95% intervals: `elo_95` from the inverse of
+//! the observed Fisher information (the Hessian of the log-likelihood),
+//! symmetric, and `elo_95_profile` from the profile likelihood, which is
+//! asymmetric where it should be and the one to quote (the standings print
+//! it); they agree for balanced scores over many games. A prior of one
+//! virtual draw per agent keeps perfect records finite; it moves an agent
+//! by about `174 (1/2 - s) / (n s (1 - s))` Elo for score `s` over `n`
+//! games (see [`crate::stats::fit_ratings`]).
+//!
+//! JSON has no infinity: an infinite value (an Elo bound of a perfect
+//! first-seat record, say) is the string `"inf"` or `"-inf"`, and `null`
+//! means no value ([`crate::stats::json_float`]); `ratings.csv` writes
+//! `inf`/`-inf` and leaves a missing value empty.
 
 use std::path::Path;
 
@@ -15,9 +24,10 @@ use serde::Serialize;
 
 use crate::log::LogError;
 use crate::record::GameRecord;
+use crate::stats::json_float::{self, csv_field};
 use crate::stats::{
     fit_ratings, mean_with_ci, Anchor, FirstPlayerStats, FitOptions, GameResult, MeanCi,
-    StatsError, Wdl, Z95,
+    StatsError, Wdl,
 };
 
 /// One agent's line of the standings.
@@ -37,8 +47,16 @@ pub struct AgentSummary {
     pub wdl: Wdl,
     /// Elo from the joint fit.
     pub elo: f64,
-    /// 95% interval of `elo`; `None` without games (or for the anchor, an exact 0).
+    /// 95% Hessian (Wald) interval of `elo`, `elo ± 1.96 stderr`; `None`
+    /// without games (or for the anchor, an exact 0). Too narrow on the
+    /// far side for a score near 0 or 1; prefer `elo_95_profile`.
+    #[serde(serialize_with = "json_float::interval")]
     pub elo_95: Option<(f64, f64)>,
+    /// 95% profile-likelihood interval of `elo`: where the log-likelihood,
+    /// maximised over every other rating and the advantage, is 1.92 below
+    /// its maximum. `None` exactly when `elo_95` is.
+    #[serde(serialize_with = "json_float::interval")]
+    pub elo_95_profile: Option<(f64, f64)>,
     /// Mean final margin from this agent's side, forfeits left out.
     pub margin: Option<MeanCi>,
     /// Games this agent began, from the first seat's side (its own).
@@ -76,8 +94,12 @@ pub struct FirstPlayerSummary {
     pub overall: FirstPlayerStats,
     /// The first-move advantage in Elo from the joint rating fit.
     pub advantage_elo: f64,
-    /// Its 95% interval.
+    /// Its 95% Hessian interval.
+    #[serde(serialize_with = "json_float::interval")]
     pub advantage_elo_95: Option<(f64, f64)>,
+    /// Its 95% profile-likelihood interval.
+    #[serde(serialize_with = "json_float::interval")]
+    pub advantage_elo_95_profile: Option<(f64, f64)>,
     /// Per pair of agents.
     pub per_pair: Vec<PairFirstPlayer>,
 }
@@ -115,24 +137,19 @@ pub struct Summary {
 
 const RATING_METHOD: &str =
     "maximum-likelihood Bradley-Terry fit with a first-move advantage term, \
-draws as half points; 95% intervals from the inverse Hessian (observed Fisher information); \
-prior of one virtual draw per agent";
+draws as half points; 95% intervals from the inverse Hessian (elo_95) and from the profile \
+likelihood (elo_95_profile); prior of one virtual draw per agent";
 
 fn first_player<'a>(
-    games: impl Iterator<Item = &'a GameRecord>,
+    games: impl Iterator<Item = &'a GameRecord> + Clone,
 ) -> Result<FirstPlayerStats, StatsError> {
-    let mut results = Vec::new();
-    let mut margins = Vec::new();
-    for r in games {
-        results.push(r.first_seat_score());
-        if !r.is_forfeit() {
-            margins.push(f64::from(r.margin));
-        }
-    }
     // Results come from every game; margins from games played to the end.
-    let mut stats = FirstPlayerStats::from_games(results.iter().map(|&s| (s, 0.0)))?;
-    stats.margin = mean_with_ci(&margins);
-    Ok(stats)
+    FirstPlayerStats::new(
+        games.clone().map(GameRecord::first_seat_score),
+        games
+            .filter(|r| !r.is_forfeit())
+            .map(|r| f64::from(r.margin)),
+    )
 }
 
 /// Computes the summary of `records` for agents `names`/`specs` (schedule
@@ -202,6 +219,7 @@ pub fn summarize(
             wdl,
             elo: fit.ratings[i],
             elo_95: fit.interval(i).filter(|(lo, hi)| hi > lo),
+            elo_95_profile: fit.profile_interval(i).filter(|(lo, hi)| hi > lo),
             margin: mean_with_ci(&margins),
             as_first: first_player(records.iter().filter(|r| r.seats[0] == i))?,
             as_second: first_player(records.iter().filter(|r| r.seats[1] == i))?,
@@ -244,9 +262,8 @@ pub fn summarize(
         first_player: FirstPlayerSummary {
             overall: first_player(records.iter())?,
             advantage_elo: fit.advantage,
-            advantage_elo_95: fit
-                .advantage_stderr
-                .map(|s| (fit.advantage - Z95 * s, fit.advantage + Z95 * s)),
+            advantage_elo_95: fit.advantage_interval(),
+            advantage_elo_95_profile: fit.advantage_profile_interval,
             per_pair,
         },
     })
@@ -272,12 +289,9 @@ pub const RATINGS_HEADER: &[&str] = &[
     "first_seat_score",
     "second_seat_score",
     "forfeits",
+    "elo_profile_lo",
+    "elo_profile_hi",
 ];
-
-fn opt(x: Option<f64>, digits: usize) -> String {
-    x.filter(|v| v.is_finite())
-        .map_or(String::new(), |v| format!("{v:.digits$}"))
-}
 
 /// Writes `summary.json` and `ratings.csv` into `dir`.
 ///
@@ -303,20 +317,22 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), LogError> {
             a.name.clone(),
             a.spec.clone(),
             format!("{:.1}", a.elo),
-            opt(a.elo_95.map(|x| x.0), 1),
-            opt(a.elo_95.map(|x| x.1), 1),
+            csv_field(a.elo_95.map(|x| x.0), 1),
+            csv_field(a.elo_95.map(|x| x.1), 1),
             a.games.to_string(),
             format!("{:.1}", a.points),
-            opt(a.score, 4),
+            csv_field(a.score, 4),
             a.wdl.wins.to_string(),
             a.wdl.draws.to_string(),
             a.wdl.losses.to_string(),
-            opt(a.margin.as_ref().map(|m| m.mean), 3),
-            opt(a.margin.as_ref().map(|m| m.lo), 3),
-            opt(a.margin.as_ref().map(|m| m.hi), 3),
-            opt(a.as_first.score, 4),
-            opt(a.as_second.score.map(|s| 1.0 - s), 4),
+            csv_field(a.margin.as_ref().map(|m| m.mean), 3),
+            csv_field(a.margin.as_ref().map(|m| m.lo), 3),
+            csv_field(a.margin.as_ref().map(|m| m.hi), 3),
+            csv_field(a.as_first.score, 4),
+            csv_field(a.as_second.score.map(|s| 1.0 - s), 4),
             a.forfeits.to_string(),
+            csv_field(a.elo_95_profile.map(|x| x.0), 1),
+            csv_field(a.elo_95_profile.map(|x| x.1), 1),
         ])
         .map_err(to_io)?;
     }

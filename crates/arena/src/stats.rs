@@ -1,6 +1,8 @@
 //! Statistics over game results: win/draw/loss counts with Elo intervals,
 //! Wilson and normal-approximation intervals, a Bradley–Terry (Elo) fit with
-//! a first-move advantage, and first-seat summaries.
+//! a first-move advantage and Hessian and profile-likelihood intervals, and
+//! first-seat summaries. Infinite values are written to JSON as `"inf"` /
+//! `"-inf"` ([`json_float`]).
 //!
 //! Everything here is plain `f64` arithmetic with no randomness, so results
 //! are deterministic for a given input order. The special functions (`erf`,
@@ -10,11 +12,14 @@
 mod bradley_terry;
 mod first_player;
 mod interval;
+pub mod json_float;
 mod linalg;
 mod special;
 mod wdl;
 
-pub use bradley_terry::{fit_ratings, Anchor, FitOptions, GameResult, RatingFit};
+pub use bradley_terry::{
+    fit_ratings, Anchor, FitOptions, GameResult, RatingFit, DEFAULT_PRIOR_DRAWS, PROFILE_DROP_95,
+};
 pub use first_player::FirstPlayerStats;
 pub use interval::{mean_with_ci, wilson_interval, MeanCi};
 pub use special::{erf, erfc, normal_cdf};

@@ -28,24 +28,33 @@ pub struct FirstPlayerStats {
 }
 
 impl FirstPlayerStats {
-    /// Builds the statistics from `(first_seat_score, margin)` per game,
-    /// where the score is 1, 0.5 or 0 and the margin is the first seat's
-    /// final seeds minus the second seat's.
+    /// Builds the statistics from the first seat's score per game (1, 0.5
+    /// or 0) and, separately, the margins (first seat's final seeds minus
+    /// the second seat's) of the games that have one.
+    ///
+    /// The two are separate because they need not cover the same games: a
+    /// forfeit has a result but no meaningful margin.
     ///
     /// Fails on any other score or a non-finite margin.
-    pub fn from_games<I>(games: I) -> Result<Self, StatsError>
+    pub fn new<S, M>(scores: S, margins: M) -> Result<Self, StatsError>
     where
-        I: IntoIterator<Item = (f64, f64)>,
+        S: IntoIterator<Item = f64>,
+        M: IntoIterator<Item = f64>,
     {
         let mut wdl = Wdl::default();
-        let mut margins = Vec::new();
-        for (score, margin) in games {
+        for score in scores {
             wdl.record(score)?;
-            if !margin.is_finite() {
-                return Err(StatsError::InvalidMargin(margin));
-            }
-            margins.push(margin);
         }
+        let margins = margins
+            .into_iter()
+            .map(|margin| {
+                if margin.is_finite() {
+                    Ok(margin)
+                } else {
+                    Err(StatsError::InvalidMargin(margin))
+                }
+            })
+            .collect::<Result<Vec<f64>, StatsError>>()?;
         Ok(Self {
             wdl,
             score: wdl.score(),
@@ -54,6 +63,18 @@ impl FirstPlayerStats {
             los: wdl.los(),
             margin: mean_with_ci(&margins),
         })
+    }
+
+    /// [`FirstPlayerStats::new`] from `(first_seat_score, margin)` per game,
+    /// for when every game has both.
+    ///
+    /// Fails on a score other than 1, 0.5 or 0, or a non-finite margin.
+    pub fn from_games<I>(games: I) -> Result<Self, StatsError>
+    where
+        I: IntoIterator<Item = (f64, f64)>,
+    {
+        let (scores, margins): (Vec<f64>, Vec<f64>) = games.into_iter().unzip();
+        Self::new(scores, margins)
     }
 }
 
@@ -123,6 +144,41 @@ mod tests {
             FirstPlayerStats::from_games([(1.0, f64::NAN)]),
             Err(StatsError::InvalidMargin(m)) if m.is_nan()
         ));
+    }
+
+    #[test]
+    fn results_and_margins_may_cover_different_games() {
+        // Three results, one of them a forfeit without a margin.
+        let stats = FirstPlayerStats::new([1.0, 0.0, 1.0], [5.0, -3.0]).unwrap();
+        assert_eq!(stats.wdl, Wdl::new(2, 0, 1));
+        let margin = stats.margin.unwrap();
+        assert_eq!((margin.n, margin.mean), (2, 1.0));
+        let stats = FirstPlayerStats::new([0.5], []).unwrap();
+        assert_eq!(stats.margin, None);
+        assert_eq!(
+            FirstPlayerStats::new([1.0], [f64::INFINITY]),
+            Err(StatsError::InvalidMargin(f64::INFINITY))
+        );
+    }
+
+    #[test]
+    fn infinite_bounds_are_strings_in_json() {
+        // The first seat won everything: Elo and both bounds are +inf, and
+        // the single margin has an unbounded interval.
+        let stats = FirstPlayerStats::new([1.0, 1.0, 1.0], [4.0]).unwrap();
+        let json = serde_json::to_value(&stats).unwrap();
+        assert_eq!(json["elo"]["elo"], "inf");
+        assert_eq!(json["elo"]["lo"], "inf");
+        assert_eq!(json["elo"]["hi"], "inf");
+        assert_eq!(json["elo"]["error"], "inf");
+        assert_eq!(json["margin"]["mean"], 4.0);
+        assert_eq!(json["margin"]["lo"], "-inf");
+        assert_eq!(json["margin"]["hi"], "inf");
+        let stats = FirstPlayerStats::new([0.0, 0.0, 0.5], []).unwrap();
+        let json = serde_json::to_value(&stats).unwrap();
+        assert_eq!(json["elo"]["lo"], "-inf");
+        assert!(json["elo"]["hi"].is_number(), "{json}");
+        assert!(json["margin"].is_null());
     }
 
     #[test]

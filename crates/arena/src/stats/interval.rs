@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::json_float;
 use super::Z95;
 
 /// Wilson score interval for a proportion `successes / n` at normal quantile
@@ -32,18 +33,25 @@ pub fn wilson_interval(successes: f64, n: f64, z: f64) -> (f64, f64) {
 }
 
 /// A sample mean with its 95% normal-approximation interval.
+///
+/// In JSON an infinite field is the string `"inf"` or `"-inf"` (see
+/// [`super::json_float`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MeanCi {
     /// Number of values.
     pub n: usize,
     /// Arithmetic mean.
+    #[serde(serialize_with = "json_float::number")]
     pub mean: f64,
     /// Standard error of the mean, `s / sqrt(n)` with the sample standard
     /// deviation `s` (divisor `n - 1`); `+inf` for a single value.
+    #[serde(serialize_with = "json_float::number")]
     pub stderr: f64,
     /// `mean - Z95 * stderr`.
+    #[serde(serialize_with = "json_float::number")]
     pub lo: f64,
     /// `mean + Z95 * stderr`.
+    #[serde(serialize_with = "json_float::number")]
     pub hi: f64,
 }
 

@@ -4,6 +4,7 @@ use std::ops::{Add, AddAssign};
 
 use serde::Serialize;
 
+use super::json_float;
 use super::special::erf;
 use super::{StatsError, Z95};
 
@@ -21,17 +22,23 @@ pub struct Wdl {
 /// An Elo difference estimated from a score, with a 95% confidence interval.
 ///
 /// Bounds are `±inf` when the score or one end of its interval reaches 0 or
-/// 1 (a perfect record has no finite Elo).
+/// 1 (a perfect record has no finite Elo). In JSON an infinite value is the
+/// string `"inf"` or `"-inf"` (see [`super::json_float`]), never `null`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct EloEstimate {
     /// Elo difference implied by the score, `400 * log10(s / (1 - s))`.
+    #[serde(serialize_with = "json_float::number")]
     pub elo: f64,
     /// Lower end of the 95% interval, `elo(score - Z95 * score_stderr)`.
+    #[serde(serialize_with = "json_float::number")]
     pub lo: f64,
     /// Upper end of the 95% interval, `elo(score + Z95 * score_stderr)`.
+    #[serde(serialize_with = "json_float::number")]
     pub hi: f64,
     /// Half the interval width, `(hi - lo) / 2`: the `±` figure fastchess
-    /// and cutechess print.
+    /// and cutechess print; `+inf` when either bound is infinite (even a
+    /// perfect record's, where both are the same infinity).
+    #[serde(serialize_with = "json_float::number")]
     pub error: f64,
     /// Points fraction the estimate comes from (draws count half).
     pub score: f64,
@@ -109,7 +116,11 @@ impl Wdl {
             elo: elo_from_score(score),
             lo,
             hi,
-            error: (hi - lo) / 2.0,
+            error: if lo.is_finite() && hi.is_finite() {
+                (hi - lo) / 2.0
+            } else {
+                f64::INFINITY
+            },
             score,
             score_stderr,
         })
@@ -213,10 +224,17 @@ mod tests {
         let all_wins = Wdl::new(10, 0, 0).elo().unwrap();
         assert_eq!(all_wins.elo, f64::INFINITY);
         assert_eq!(all_wins.lo, f64::INFINITY);
+        assert_eq!(all_wins.error, f64::INFINITY);
         assert_eq!(all_wins.score_stderr, 0.0);
         let all_losses = Wdl::new(0, 0, 7).elo().unwrap();
         assert_eq!(all_losses.elo, f64::NEG_INFINITY);
         assert_eq!(all_losses.hi, f64::NEG_INFINITY);
+        assert_eq!(all_losses.error, f64::INFINITY);
+        let json = serde_json::to_value(all_losses).unwrap();
+        assert_eq!(json["elo"], "-inf");
+        assert_eq!(json["lo"], "-inf");
+        assert_eq!(json["error"], "inf");
+        assert_eq!(json["score"], 0.0);
         let all_draws = Wdl::new(0, 9, 0).elo().unwrap();
         assert_eq!((all_draws.elo, all_draws.lo, all_draws.hi), (0.0, 0.0, 0.0));
     }

@@ -1,0 +1,142 @@
+//! How statistics that may be infinite are written to JSON.
+//!
+//! JSON has no infinity and no NaN, and `serde_json` silently writes both as
+//! `null`, which loses the sign of an unbounded interval end and cannot be
+//! told apart from "no value". Every statistic that can be infinite is
+//! therefore serialised through this module, with one convention throughout
+//! `summary.json`:
+//!
+//! - a finite value is a JSON number;
+//! - `+inf` is the string `"inf"` and `-inf` the string `"-inf"` (an Elo
+//!   bound of a perfect record, an interval end the data do not bound);
+//! - NaN, an undefined value, is `null`, as is a missing value (`None`).
+//!
+//! The strings parse back as floats with Rust's `str::parse::<f64>`,
+//! Python's `float()` and pandas. `ratings.csv` uses the same `inf`/`-inf`
+//! spellings (see [`csv_field`]) and an empty field for a missing value.
+//!
+//! Use the functions with `#[serde(serialize_with = "...")]`.
+
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+
+/// The JSON (and CSV) spelling of `+inf`.
+pub const INF: &str = "inf";
+/// The JSON (and CSV) spelling of `-inf`.
+pub const NEG_INF: &str = "-inf";
+
+/// A float that serialises by the module's convention.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JsonFloat(pub f64);
+
+impl Serialize for JsonFloat {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let value = self.0;
+        if value.is_finite() {
+            serializer.serialize_f64(value)
+        } else if value.is_nan() {
+            serializer.serialize_none()
+        } else if value > 0.0 {
+            serializer.serialize_str(INF)
+        } else {
+            serializer.serialize_str(NEG_INF)
+        }
+    }
+}
+
+/// Serialises one `f64` by the module's convention.
+pub fn number<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    JsonFloat(*value).serialize(serializer)
+}
+
+/// Serialises an optional `(lo, hi)` interval as `[lo, hi]` (each end by
+/// the module's convention), or `null` for `None`.
+pub fn interval<S: Serializer>(
+    value: &Option<(f64, f64)>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some((lo, hi)) => [JsonFloat(*lo), JsonFloat(*hi)].serialize(serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Serialises a list of optional intervals, each as [`interval`] does.
+pub fn intervals<S: Serializer>(
+    values: &[Option<(f64, f64)>],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut seq = serializer.serialize_seq(Some(values.len()))?;
+    for value in values {
+        seq.serialize_element(&value.map(|(lo, hi)| [JsonFloat(lo), JsonFloat(hi)]))?;
+    }
+    seq.end()
+}
+
+/// The value as a [`serde_json::Value`] by the module's convention, for
+/// output built with `serde_json::json!` (which would write `null`).
+pub fn to_value(value: f64) -> serde_json::Value {
+    serde_json::to_value(JsonFloat(value)).expect("a float serialises")
+}
+
+/// A CSV field: `value` with `digits` decimals, `inf`/`-inf` for an
+/// infinite value, empty for `None` or NaN.
+pub fn csv_field(value: Option<f64>, digits: usize) -> String {
+    match value {
+        Some(v) if v.is_finite() => format!("{v:.digits$}"),
+        Some(v) if v == f64::INFINITY => INF.to_string(),
+        Some(v) if v == f64::NEG_INFINITY => NEG_INF.to_string(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Example {
+        #[serde(serialize_with = "number")]
+        value: f64,
+        #[serde(serialize_with = "interval")]
+        bounds: Option<(f64, f64)>,
+    }
+
+    fn json(value: f64, bounds: Option<(f64, f64)>) -> String {
+        serde_json::to_string(&Example { value, bounds }).unwrap()
+    }
+
+    #[test]
+    fn convention() {
+        assert_eq!(
+            json(1.5, Some((-2.0, 3.25))),
+            r#"{"value":1.5,"bounds":[-2.0,3.25]}"#
+        );
+        assert_eq!(
+            json(f64::INFINITY, Some((f64::NEG_INFINITY, f64::INFINITY))),
+            r#"{"value":"inf","bounds":["-inf","inf"]}"#
+        );
+        assert_eq!(json(f64::NAN, None), r#"{"value":null,"bounds":null}"#);
+        assert_eq!(to_value(f64::NEG_INFINITY), serde_json::json!("-inf"));
+        assert_eq!(to_value(2.0), serde_json::json!(2.0));
+        // The spellings parse back.
+        assert_eq!(INF.parse::<f64>(), Ok(f64::INFINITY));
+        assert_eq!(NEG_INF.parse::<f64>(), Ok(f64::NEG_INFINITY));
+    }
+
+    #[test]
+    fn list_and_csv() {
+        #[derive(Serialize)]
+        struct List(#[serde(serialize_with = "intervals")] Vec<Option<(f64, f64)>>);
+        let list = List(vec![None, Some((1.0, f64::INFINITY))]);
+        assert_eq!(
+            serde_json::to_string(&list).unwrap(),
+            r#"[null,[1.0,"inf"]]"#
+        );
+        assert_eq!(csv_field(Some(1.26), 1), "1.3");
+        assert_eq!(csv_field(Some(f64::INFINITY), 1), "inf");
+        assert_eq!(csv_field(Some(f64::NEG_INFINITY), 1), "-inf");
+        assert_eq!(csv_field(Some(f64::NAN), 1), "");
+        assert_eq!(csv_field(None, 1), "");
+    }
+}
