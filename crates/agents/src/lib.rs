@@ -29,7 +29,8 @@ mod random;
 mod spec;
 mod tt;
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use mancala_core::{Game, Move, SpecError};
 use thiserror::Error;
@@ -39,7 +40,7 @@ pub use greedy::Greedy;
 pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, RootNoise};
 pub use minimax::{Minimax, MinimaxOptions};
 pub use random::RandomAgent;
-pub use spec::{parse_duration, spec_names, AgentSpec, Budget};
+pub use spec::{format_duration, parse_duration, spec_names, AgentSpec, Budget};
 
 /// An error of an agent while choosing a move.
 #[derive(Debug, Error)]
@@ -55,6 +56,38 @@ pub enum AgentError {
     /// A bad agent spec.
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The search was stopped from outside (a move deadline or a cancel
+    /// flag, see [`StopCondition`]) before it had a move to give.
+    #[error("stopped before choosing a move")]
+    Stopped,
+}
+
+/// When a search must give up, whatever its own budget says: the deadline
+/// of this move (a tournament's move timeout) and a cancel flag (Ctrl-C).
+///
+/// Searches look at it as often as at their own clock (every few hundred
+/// microseconds at most), so a run can be stopped promptly even while an
+/// agent with a huge budget is thinking.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StopCondition<'a> {
+    /// Give up at this instant.
+    pub deadline: Option<Instant>,
+    /// Give up once this flag is raised.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+impl StopCondition<'_> {
+    /// Never stops: the agent's own budget alone decides.
+    pub const NEVER: StopCondition<'static> = StopCondition {
+        deadline: None,
+        cancel: None,
+    };
+
+    /// Whether the search must stop now.
+    pub fn reached(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 /// What the last search found and cost, for reports and benchmarks.
@@ -90,6 +123,23 @@ pub trait Agent<G: Game>: Send {
     /// when the agent cannot answer.
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError>;
 
+    /// Like [`Agent::choose`], but gives up when `stop` is reached: with the
+    /// best move found so far, or [`AgentError::Stopped`] when there is none
+    /// yet. Agents that search override it; the default is for agents that
+    /// answer at once and ignores `stop`.
+    ///
+    /// # Errors
+    /// As [`Agent::choose`], and [`AgentError::Stopped`].
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
+        let _ = stop;
+        self.choose(game, state)
+    }
+
     /// What the last call to [`Agent::choose`] searched.
     fn info(&self) -> SearchInfo {
         SearchInfo::default()
@@ -105,6 +155,14 @@ impl<G: Game> Agent<G> for Box<dyn Agent<G>> {
     }
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
         (**self).choose(game, state)
+    }
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
+        (**self).choose_until(game, state, stop)
     }
     fn info(&self) -> SearchInfo {
         (**self).info()

@@ -21,7 +21,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::greedy::turn_gain;
-use crate::{Agent, AgentError, Budget, SearchInfo};
+use crate::{Agent, AgentError, Budget, SearchInfo, StopCondition};
 
 /// Search tunables.
 mod params {
@@ -105,13 +105,18 @@ pub trait Evaluator<G: Game>: Send {
     /// The expected score of player 0 (1 win, ½ draw, 0 loss) in a
     /// position that is not over; with priors, also fills `priors` with
     /// one probability per legal move, in [`mancala_core::MoveSet`] order.
+    ///
+    /// # Errors
+    /// [`AgentError::Failed`] when the evaluator cannot answer (a network
+    /// that fails to run): the search stops with that error rather than go
+    /// on with made-up values.
     fn evaluate(
         &mut self,
         game: &G,
         state: &G::State,
         rng: &mut SmallRng,
         priors: &mut Vec<f32>,
-    ) -> f32;
+    ) -> Result<f32, AgentError>;
 }
 
 /// The classic evaluator: play the game out with a rollout policy.
@@ -147,7 +152,7 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
         state: &G::State,
         rng: &mut SmallRng,
         _priors: &mut Vec<f32>,
-    ) -> f32 {
+    ) -> Result<f32, AgentError> {
         let mut s = state.clone();
         let outcome = match self.policy {
             RolloutPolicy::Random => random_playout(game, &mut s, rng),
@@ -166,7 +171,7 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
                 game.outcome(&s).expect("finished")
             }
         };
-        score_for_zero(outcome.winner())
+        Ok(score_for_zero(outcome.winner()))
     }
 }
 
@@ -363,11 +368,11 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
 
     /// Creates the children of `node` (at `state`, not over) and returns
     /// the evaluator's value for player 0.
-    fn expand(&mut self, game: &G, state: &G::State, node: u32) -> f32 {
+    fn expand(&mut self, game: &G, state: &G::State, node: u32) -> Result<f32, AgentError> {
         self.priors.clear();
         let value = self
             .evaluator
-            .evaluate(game, state, &mut self.rng, &mut self.priors);
+            .evaluate(game, state, &mut self.rng, &mut self.priors)?;
         let legal = game.legal_moves(state);
         let mover = game.to_move(state).expect("expanding a finished game");
         let first = self.nodes.len() as u32;
@@ -387,7 +392,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         n.expanded = true;
         n.first_child = first;
         n.num_children = legal.len() as u8;
-        value
+        Ok(value)
     }
 
     fn add_noise(&mut self, first: usize, noise: RootNoise) {
@@ -450,7 +455,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
     }
 
     /// One simulation from the root; returns the depth it reached.
-    fn simulate(&mut self, game: &G, root_state: &G::State) -> u32 {
+    fn simulate(&mut self, game: &G, root_state: &G::State) -> Result<u32, AgentError> {
         let mut state = root_state.clone();
         let mut node = self.root;
         self.path.clear();
@@ -460,7 +465,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
                 break score_for_zero(outcome.winner());
             }
             if !self.nodes[node as usize].expanded {
-                break self.expand(game, &state, node);
+                break self.expand(game, &state, node)?;
             }
             node = self.select(node);
             game.play_unchecked(&mut state, self.nodes[node as usize].mv);
@@ -475,7 +480,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
                 1.0 - value
             };
         }
-        self.path.len() as u32 - 1
+        Ok(self.path.len() as u32 - 1)
     }
 
     /// Runs the search from `state` under the budget.
@@ -483,6 +488,21 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
     /// # Errors
     /// [`AgentError::GameOver`] when the game is over.
     pub fn search(&mut self, game: &G, state: &G::State) -> Result<(), AgentError> {
+        self.search_until(game, state, StopCondition::NEVER)
+    }
+
+    /// Runs the search from `state` under the budget, giving up early when
+    /// `stop` is reached.
+    ///
+    /// # Errors
+    /// [`AgentError::GameOver`] when the game is over;
+    /// [`AgentError::Stopped`] when `stop` came before the first simulation.
+    pub fn search_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        stop: StopCondition<'_>,
+    ) -> Result<(), AgentError> {
         let t0 = Instant::now();
         if game.is_over(state) {
             return Err(AgentError::GameOver);
@@ -494,20 +514,26 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         }
         let (max_sims, deadline) = match self.options.budget {
             Budget::Sims(s) => (s, None),
-            Budget::Time(t) => (u64::MAX, Some(t0 + t)),
+            Budget::Time(t) => (u64::MAX, t0.checked_add(t)),
             // Not reachable from a spec: treat a depth as a simulation count.
             Budget::Depth(d) => (u64::from(d), None::<Instant>),
         };
         let mut sims = 0;
         let mut deepest = 0;
         while sims < max_sims {
-            deepest = deepest.max(self.simulate(game, state));
+            if sims.is_multiple_of(params::CLOCK_INTERVAL) && stop.reached() {
+                if sims == 0 {
+                    return Err(AgentError::Stopped);
+                }
+                break;
+            }
+            deepest = deepest.max(self.simulate(game, state)?);
             sims += 1;
             if self.nodes.len() > params::MAX_NODES {
                 break;
             }
             if let Some(deadline) = deadline {
-                if sims % params::CLOCK_INTERVAL == 0 && Instant::now() >= deadline {
+                if sims.is_multiple_of(params::CLOCK_INTERVAL) && Instant::now() >= deadline {
                     break;
                 }
             }
@@ -557,7 +583,16 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for Mcts<G, E> {
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
-        self.search(game, state)?;
+        self.choose_until(game, state, StopCondition::NEVER)
+    }
+
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
+        self.search_until(game, state, stop)?;
         let best = self.best_child();
         Ok(self.nodes[best as usize].mv)
     }

@@ -22,7 +22,7 @@ use rand::SeedableRng;
 
 use crate::eval::SCALE;
 use crate::tt::{Bound, Table, NO_MOVE};
-use crate::{Agent, AgentError, Budget, Eval, SearchInfo};
+use crate::{Agent, AgentError, Budget, Eval, SearchInfo, StopCondition};
 
 /// Search tunables, gathered here rather than spread through the code.
 mod params {
@@ -65,7 +65,6 @@ pub struct Minimax<G: Game> {
     rng: SmallRng,
     info: SearchInfo,
     nodes: u64,
-    deadline: Option<Instant>,
     stopped: bool,
     /// Set when a line was cut by the depth limit (not by the game's end).
     hit_horizon: bool,
@@ -90,7 +89,6 @@ impl<G: Game> Minimax<G> {
             rng: SmallRng::seed_from_u64(0),
             info: SearchInfo::default(),
             nodes: 0,
-            deadline: None,
             stopped: false,
             hit_horizon: false,
             _game: PhantomData,
@@ -130,7 +128,8 @@ impl<G: Game> Minimax<G> {
         children
     }
 
-    /// The alpha-beta value of `state` for player 0 to `depth` more moves.
+    /// The alpha-beta value of `state` for player 0 to `depth` more moves;
+    /// gives up (setting `stopped`) when `stop` is reached.
     fn search(
         &mut self,
         game: &G,
@@ -138,6 +137,7 @@ impl<G: Game> Minimax<G> {
         depth: u32,
         mut alpha: i32,
         mut beta: i32,
+        stop: &StopCondition<'_>,
     ) -> i32 {
         self.nodes += 1;
         let Some(mover) = game.to_move(state) else {
@@ -150,12 +150,8 @@ impl<G: Game> Minimax<G> {
             self.hit_horizon = true;
             return self.options.eval.evaluate(game, state);
         }
-        if self.nodes % params::CLOCK_INTERVAL == 0 {
-            if let Some(deadline) = self.deadline {
-                if Instant::now() >= deadline {
-                    self.stopped = true;
-                }
-            }
+        if self.nodes.is_multiple_of(params::CLOCK_INTERVAL) && stop.reached() {
+            self.stopped = true;
         }
         if self.stopped {
             return 0;
@@ -190,7 +186,7 @@ impl<G: Game> Minimax<G> {
         let mut best = if maximising { i32::MIN } else { i32::MAX };
         let mut best_move = NO_MOVE;
         for child in self.ordered_children(game, state, tt_move) {
-            let v = self.search(game, &child.state, depth - child.cost, alpha, beta);
+            let v = self.search(game, &child.state, depth - child.cost, alpha, beta, stop);
             if self.stopped {
                 return 0;
             }
@@ -227,13 +223,14 @@ impl<G: Game> Minimax<G> {
         state: &G::State,
         depth: u32,
         root: &mut [Child<G::State>],
+        stop: &StopCondition<'_>,
     ) -> Option<(Move, i32)> {
         let maximising = game.to_move(state) == Some(Player::ZERO);
         let (mut alpha, mut beta) = (i32::MIN, i32::MAX);
         let mut best: Option<(Move, i32)> = None;
         let mut values = Vec::with_capacity(root.len());
         for child in root.iter() {
-            let v = self.search(game, &child.state, depth - child.cost, alpha, beta);
+            let v = self.search(game, &child.state, depth - child.cost, alpha, beta, stop);
             if self.stopped {
                 return None;
             }
@@ -264,8 +261,14 @@ impl<G: Game> Minimax<G> {
     /// seeds, with every enhancement on (the table is kept between calls).
     pub fn value(&mut self, game: &G, state: &G::State, depth: u32) -> i32 {
         self.stopped = false;
-        self.deadline = None;
-        self.search(game, state, depth, i32::MIN, i32::MAX)
+        self.search(
+            game,
+            state,
+            depth,
+            i32::MIN,
+            i32::MAX,
+            &StopCondition::NEVER,
+        )
     }
 }
 
@@ -280,17 +283,35 @@ impl<G: Game> Agent<G> for Minimax<G> {
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        self.choose_until(game, state, StopCondition::NEVER)
+    }
+
+    /// Stopped from outside, it plays the best move of the deepest
+    /// iteration completed (the first ordered move if none was).
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        outer: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
         let t0 = Instant::now();
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
-        let (max_depth, deadline) = match self.options.budget {
+        let (max_depth, own_deadline) = match self.options.budget {
             Budget::Depth(d) => (d.max(1), None),
-            Budget::Time(t) => (params::MAX_DEPTH, Some(t0 + t)),
+            Budget::Time(t) => (params::MAX_DEPTH, t0.checked_add(t)),
             // Not reachable from a spec; a simulation count means nothing here.
             Budget::Sims(_) => (8, None),
         };
+        // The earlier of the two deadlines; one check serves both.
+        let stop = StopCondition {
+            deadline: match (own_deadline, outer.deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            cancel: outer.cancel,
+        };
         self.nodes = 0;
         self.stopped = false;
-        self.deadline = deadline;
 
         // Shuffle first (seeded), then order stably: among equally good
         // moves the seed decides which one is played.
@@ -303,7 +324,7 @@ impl<G: Game> Agent<G> for Minimax<G> {
         if root.len() > 1 {
             for depth in 1..=max_depth {
                 self.hit_horizon = false;
-                match self.search_root(game, state, depth, &mut root) {
+                match self.search_root(game, state, depth, &mut root, &stop) {
                     Some((mv, v)) => {
                         chosen = (mv, Some(v));
                         completed = depth;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use mancala_agents::{Agent, Budget, Evaluator, Mcts, MctsOptions, RootNoise};
+use mancala_agents::{Agent, AgentError, Budget, Evaluator, Mcts, MctsOptions, RootNoise};
 use mancala_core::{Game, KalahRules, KalahState, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -55,7 +55,7 @@ impl Evaluator<KalahRules> for Oracle {
         s: &KalahState,
         _: &mut SmallRng,
         priors: &mut Vec<f32>,
-    ) -> f32 {
+    ) -> Result<f32, AgentError> {
         let n = game.legal_moves(s).len();
         priors.clear();
         priors.extend((0..n).map(|i| {
@@ -65,7 +65,7 @@ impl Evaluator<KalahRules> for Oracle {
                 0.4 / (n - 1).max(1) as f32
             }
         }));
-        exact(&self.game, s, &mut self.memo)
+        Ok(exact(&self.game, s, &mut self.memo))
     }
 }
 

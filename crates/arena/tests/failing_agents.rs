@@ -5,9 +5,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mancala_agents::{Agent, AgentError, AgentSpec};
+use mancala_agents::{Agent, AgentError, AgentSpec, Budget, Evaluator, Mcts, MctsOptions};
 use mancala_arena::{pairs, schedule, Arena, Format, GameRecord, Players, RunOptions};
 use mancala_core::{Game, KalahRules, Move};
+use rand::rngs::SmallRng;
 
 /// How the bad agent misbehaves on its third move.
 #[derive(Clone, Copy)]
@@ -16,6 +17,8 @@ enum Fault {
     Error,
     Illegal,
     Slow,
+    /// A search whose evaluator fails (a broken network).
+    BrokenEvaluator,
 }
 
 struct Faulty {
@@ -53,7 +56,46 @@ impl Agent<KalahRules> for Faulty {
                 std::thread::sleep(Duration::from_millis(30));
                 Ok(legal.nth(0))
             }
+            Fault::BrokenEvaluator => unreachable!("a search, not this agent"),
         }
+    }
+}
+
+/// An evaluator whose model stops working after a few positions.
+struct Failing {
+    calls: u32,
+}
+
+impl Evaluator<KalahRules> for Failing {
+    fn uses_priors(&self) -> bool {
+        false
+    }
+
+    fn evaluate(
+        &mut self,
+        _: &KalahRules,
+        _: &<KalahRules as Game>::State,
+        _: &mut SmallRng,
+        _: &mut Vec<f32>,
+    ) -> Result<f32, AgentError> {
+        self.calls += 1;
+        if self.calls > 20 {
+            return Err(AgentError::Failed("network down".into()));
+        }
+        Ok(0.5)
+    }
+}
+
+fn faulty(fault: Fault) -> Box<dyn Agent<KalahRules>> {
+    match fault {
+        Fault::BrokenEvaluator => Box::new(Mcts::new(
+            MctsOptions {
+                budget: Budget::Sims(8),
+                ..MctsOptions::default()
+            },
+            Failing { calls: 0 },
+        )),
+        _ => Box::new(Faulty { fault, moves: 0 }),
     }
 }
 
@@ -68,7 +110,7 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
             specs: vec!["faulty".into(), "greedy".into()],
             factory: Box::new(move |i| -> Box<dyn Agent<KalahRules>> {
                 if i == 0 {
-                    Box::new(Faulty { fault, moves: 0 })
+                    faulty(fault)
                 } else {
                     greedy.build::<KalahRules>()
                 }
@@ -78,7 +120,9 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
         options: RunOptions {
             threads: 2,
             seed: 1,
-            move_timeout: Some(Duration::from_millis(10)),
+            // Only the slow agent's case needs a limit; elsewhere a loaded
+            // machine must not turn a fault into a timeout.
+            move_timeout: matches!(fault, Fault::Slow).then_some(Duration::from_millis(10)),
         },
     };
     let plan = schedule(&pairs(Format::RoundRobin, 2), 6, 1);
@@ -90,6 +134,10 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
         .unwrap();
     let mut records = records.into_inner().unwrap();
     records.sort_by_key(|r| r.id);
+    // What the runner logs is what a resumed run accepts.
+    for r in &records {
+        arena.check_record(&plan[r.id as usize], r).unwrap();
+    }
     records
 }
 
@@ -100,6 +148,7 @@ fn failing_agents_forfeit_and_the_run_goes_on() {
         (Fault::Error, "agent error: deliberate error"),
         (Fault::Illegal, "illegal move"),
         (Fault::Slow, "timeout"),
+        (Fault::BrokenEvaluator, "agent error: network down"),
     ] {
         let records = run_with(fault);
         assert_eq!(records.len(), 6, "every game is played and recorded");
@@ -116,8 +165,11 @@ fn failing_agents_forfeit_and_the_run_goes_on() {
                 error.starts_with(&format!("seat {seat}:")) && error.contains(reason),
                 "{error}"
             );
-            // The forfeit happens on the faulty agent's third move.
-            assert!(r.plies >= 2, "{r:?}");
+            // The forfeit happens on the faulty agent's third move (the
+            // broken evaluator fails whenever its count runs out).
+            if !matches!(fault, Fault::BrokenEvaluator) {
+                assert!(r.plies >= 2, "{r:?}");
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mancala_agents::{Agent, AgentError, Budget, Mcts, MctsOptions, SearchInfo};
+use mancala_agents::{Agent, AgentError, Budget, Mcts, MctsOptions, SearchInfo, StopCondition};
 use mancala_core::spec::{bad_value, Spec};
 use mancala_core::{Game, Move};
 use tch::Device;
@@ -183,8 +183,17 @@ impl<G: Game> Agent<G> for NeuralAgent<G> {
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        self.choose_until(game, state, StopCondition::NEVER)
+    }
+
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
         if let Some(search) = &mut self.search {
-            let mv = search.choose(game, state)?;
+            let mv = search.choose_until(game, state, stop)?;
             self.info = search.info();
             return Ok(mv);
         }

@@ -4,7 +4,7 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
-use mancala_agents::Evaluator;
+use mancala_agents::{AgentError, Evaluator};
 use mancala_core::{Game, Player};
 use rand::rngs::SmallRng;
 use tch::Device;
@@ -80,24 +80,26 @@ impl<G: Game> Evaluator<G> for LocalEvaluator {
         state: &G::State,
         _rng: &mut SmallRng,
         priors: &mut Vec<f32>,
-    ) -> f32 {
+    ) -> Result<f32, AgentError> {
         game.observe(state, &mut self.obs);
-        match self.net.infer(&self.obs, 1) {
-            Ok((logits, value)) => priors_and_value(game, state, &logits, value[0], priors),
-            // A failing network gives no information: uniform priors, even value.
-            Err(_) => {
-                priors.clear();
-                0.5
-            }
-        }
+        // A failing network must not play on with made-up values: the
+        // error ends the search, and the agent forfeits with the reason.
+        let (logits, value) = self
+            .net
+            .infer(&self.obs, 1)
+            .map_err(|e| AgentError::Failed(format!("network inference failed: {e}")))?;
+        Ok(priors_and_value(game, state, &logits, value[0], priors))
     }
 }
 
 /// One request to the inference thread: an observation and where to answer.
 struct Request {
     obs: Vec<f32>,
-    reply: Sender<(Vec<f32>, f32)>,
+    reply: Sender<Answer>,
 }
+
+/// The policy logits and value of one request, or why there are none.
+type Answer = Result<(Vec<f32>, f32), String>;
 
 /// An inference thread: owns a network, answers batches of requests.
 pub struct InferenceServer {
@@ -193,6 +195,7 @@ fn serve(
     let (inputs, actions) = (net.info().shape.inputs, net.info().shape.actions);
     let mut batch: Vec<Request> = Vec::with_capacity(max_batch);
     let mut obs = Vec::with_capacity(max_batch * inputs);
+    let mut failure: Option<String> = None;
     // Wait for one request, then take whatever else is already queued.
     while let Ok(first) = requests.recv() {
         batch.push(first);
@@ -206,22 +209,41 @@ fn serve(
         for r in &batch {
             obs.extend_from_slice(&r.obs);
         }
-        let (logits, values) = net.infer(&obs, batch.len())?;
-        for (i, r) in batch.drain(..).enumerate() {
-            // A client that went away no longer needs its answer.
-            let _ = r
-                .reply
-                .send((logits[i * actions..(i + 1) * actions].to_vec(), values[i]));
+        if failure.is_none() {
+            let n = batch.len();
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| net.infer(&obs, n)));
+            match result {
+                Ok(Ok((logits, values))) => {
+                    for (i, r) in batch.drain(..).enumerate() {
+                        let answer = (logits[i * actions..(i + 1) * actions].to_vec(), values[i]);
+                        // A client that went away no longer needs its answer.
+                        let _ = r.reply.send(Ok(answer));
+                    }
+                    continue;
+                }
+                Ok(Err(e)) => failure = Some(e.to_string()),
+                Err(_) => failure = Some("the network panicked".into()),
+            }
+        }
+        // After a failure every request gets the error, until the clients
+        // are gone: a client waiting for an answer is never left hanging.
+        let why = failure.clone().unwrap_or_default();
+        for r in batch.drain(..) {
+            let _ = r.reply.send(Err(why.clone()));
         }
     }
-    Ok(())
+    match failure {
+        Some(why) => Err(NeuralError::Inference(why)),
+        None => Ok(()),
+    }
 }
 
 /// Evaluates through an [`InferenceServer`].
 pub struct RemoteEvaluator {
     sender: Sender<Request>,
-    reply: Sender<(Vec<f32>, f32)>,
-    answers: Receiver<(Vec<f32>, f32)>,
+    reply: Sender<Answer>,
+    answers: Receiver<Answer>,
     obs: Vec<f32>,
 }
 
@@ -236,22 +258,21 @@ impl<G: Game> Evaluator<G> for RemoteEvaluator {
         state: &G::State,
         _rng: &mut SmallRng,
         priors: &mut Vec<f32>,
-    ) -> f32 {
+    ) -> Result<f32, AgentError> {
         game.observe(state, &mut self.obs);
         let request = Request {
             obs: self.obs.clone(),
             reply: self.reply.clone(),
         };
-        if self.sender.send(request).is_err() {
-            priors.clear();
-            return 0.5;
-        }
-        match self.answers.recv() {
-            Ok((logits, value)) => priors_and_value(game, state, &logits, value, priors),
-            Err(_) => {
-                priors.clear();
-                0.5
-            }
-        }
+        // The inference thread answers every request, with an error once
+        // its network failed; it is gone only if it was stopped.
+        let gone = || AgentError::Failed("the inference thread has stopped".into());
+        self.sender.send(request).map_err(|_| gone())?;
+        let (logits, value) = self
+            .answers
+            .recv()
+            .map_err(|_| gone())?
+            .map_err(|why| AgentError::Failed(format!("network inference failed: {why}")))?;
+        Ok(priors_and_value(game, state, &logits, value, priors))
     }
 }

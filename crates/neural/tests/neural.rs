@@ -232,3 +232,29 @@ fn training_configs_are_checked() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/train-kalah.toml");
     TrainConfig::load(&shipped).unwrap();
 }
+
+#[test]
+fn a_failing_network_is_an_error_never_made_up_values() {
+    use mancala_agents::{AgentError, Evaluator};
+    use mancala_neural::evaluator::InferenceServer;
+    use rand::SeedableRng;
+
+    let game = KalahRules::default();
+    let net = PolicyValueNet::new(info_for(&game, "kalah", 16, 1), Device::Cpu, 3);
+    let server = InferenceServer::start(net.to_bytes().unwrap(), Device::Cpu, 4).unwrap();
+    // Observations one number too long: the network cannot take them.
+    let mut client = server.client(game.observation_len() + 1);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+    let mut priors = Vec::new();
+    for _ in 0..2 {
+        // Every later request gets the error too; none waits for ever.
+        match client.evaluate(&game, &game.start(), &mut rng, &mut priors) {
+            Err(AgentError::Failed(why)) => {
+                assert!(why.contains("network inference failed"), "{why}")
+            }
+            other => panic!("expected an inference error, got {other:?}"),
+        }
+    }
+    drop(client);
+    assert!(matches!(server.stop(), Err(NeuralError::Inference(_))));
+}
