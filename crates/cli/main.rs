@@ -10,6 +10,7 @@ mod game_cmds;
 mod match_cmd;
 mod play;
 mod progress;
+mod solve_cmd;
 mod tournament;
 #[cfg(feature = "neural")]
 mod train_cmd;
@@ -50,11 +51,30 @@ pub fn bad_input(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::Error::new(BadInput(e.to_string()))
 }
 
-/// Worker threads: the user's choice, or every core.
-pub fn threads(requested: Option<usize>) -> usize {
-    requested
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
+/// Worker threads for `jobs` games: the user's choice, or every core;
+/// never more than there are games, nor more than a few per core (more
+/// threads than that only add memory and switching, and results do not
+/// depend on the count).
+pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let most = cores * mancala_arena::config::THREADS_PER_CORE;
+    let wanted = requested.unwrap_or(cores).max(1);
+    if wanted > most {
+        eprintln!(
+            "note: using {most} worker threads ({} per core on {cores} cores), not {wanted}",
+            mancala_arena::config::THREADS_PER_CORE
+        );
+    }
+    wanted.min(most).min(jobs.max(1))
+}
+
+/// Parses `--threads`: a whole number from 1 to the configs' limit.
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let max = mancala_arena::config::MAX_THREADS;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of threads from 1 to {max}")),
+    }
 }
 
 /// The flag that the first Ctrl-C raises: runs then end cleanly, keeping
@@ -111,6 +131,9 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Play against an agent in the terminal.
     Play(play::PlayArgs),
+    /// Solve a Kalah position: its exact value, every move's value and a
+    /// principal variation.
+    Solve(solve_cmd::SolveArgs),
 }
 
 fn main() -> ExitCode {
@@ -125,6 +148,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play::run(&args),
+        Command::Solve(args) => solve_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,16 +4,17 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 use clap::Args;
+use mancala_arena::config::MAX_GAMES;
+use mancala_arena::stats::json_float::to_value;
 use mancala_arena::stats::{mean_with_ci, Wdl};
 use mancala_arena::{
     pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions,
 };
-use mancala_core::{with_game, Game};
+use mancala_core::{with_game, Game, GameSpec};
 use serde_json::json;
 
 use crate::agents::AnyAgentSpec;
 use crate::bad_input;
-use crate::game_cmds::GameArgs;
 use crate::progress::Progress;
 
 /// Arguments of `mancala match`.
@@ -23,16 +24,18 @@ pub struct MatchArgs {
     a: String,
     /// Second agent spec, e.g. mcts:sims=2000.
     b: String,
-    #[command(flatten)]
-    game: GameArgs,
+    /// Game spec, e.g. kalah, kalah:pits=4,seeds=3, oware:grand_slam=illegal.
+    /// Games start from its initial position (see --opening-plies).
+    #[arg(long, short, default_value = "kalah")]
+    game: String,
     /// Games to play (each opening twice, seats swapped).
     #[arg(long, short = 'n', default_value_t = 100)]
-    games: u32,
+    games: u64,
     /// Seed of the whole match.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
     /// Start each pair of games from a random opening of this many moves.
     #[arg(long, default_value_t = 0)]
@@ -44,15 +47,19 @@ pub struct MatchArgs {
 
 /// `mancala match`.
 pub fn run(args: &MatchArgs) -> Result<()> {
-    if args.games == 0 {
-        return Err(bad_input("--games must be at least 1"));
+    if args.games == 0 || args.games > MAX_GAMES {
+        return Err(bad_input(format!(
+            "--games must be between 1 and {MAX_GAMES} (a tournament config with several \
+             runs or shards goes further)"
+        )));
     }
-    if args.game.position.is_some() {
-        return Err(bad_input(
-            "match starts from the initial position; use --opening-plies for varied starts",
-        ));
+    if args.games % 2 == 1 && !args.json {
+        eprintln!("note: with an odd number of games, agent A moves first once more than agent B");
     }
-    let spec = args.game.spec()?;
+    let spec = args
+        .game
+        .parse::<GameSpec>()
+        .map_err(|e| bad_input(format!("--game: {e}")))?;
     let agents = [
         AnyAgentSpec::parse(&args.a).map_err(|e| bad_input(format!("agent A: {e}")))?,
         AnyAgentSpec::parse(&args.b).map_err(|e| bad_input(format!("agent B: {e}")))?,
@@ -66,6 +73,11 @@ fn play_match<G: Game>(
     agents: &[AnyAgentSpec; 2],
     args: &MatchArgs,
 ) -> Result<()> {
+    for (agent, which) in agents.iter().zip(["A", "B"]) {
+        agent
+            .check(game)
+            .map_err(|e| bad_input(format!("agent {which}: {e}")))?;
+    }
     let names = vec![agents[0].to_string(), agents[1].to_string()];
     let players = Players {
         names: names.clone(),
@@ -77,15 +89,20 @@ fn play_match<G: Game>(
         args.games.div_ceil(2) as usize,
         args.opening_plies,
         args.seed,
+    )
+    .map_err(|e| bad_input(format!("--opening-plies: {e}")))?;
+    let games = schedule(
+        &pairs(Format::RoundRobin, 2),
+        args.games as u32,
+        openings.len(),
     );
-    let games = schedule(&pairs(Format::RoundRobin, 2), args.games, openings.len());
     let arena = Arena {
         game,
         game_spec: spec.to_string(),
         players,
         openings,
         options: RunOptions {
-            threads: crate::threads(args.threads),
+            threads: crate::threads(args.threads, games.len()),
             seed: args.seed,
             move_timeout: None,
         },
@@ -142,11 +159,12 @@ fn report(names: &[String], records: &[GameRecord], args: &MatchArgs) -> Result<
     let margin = mean_with_ci(&margins);
     if args.json {
         let out = json!({
-            "a": names[0], "b": names[1], "game": args.game.game, "games": records.len(),
+            "a": names[0], "b": names[1], "game": args.game, "games": records.len(),
             "seed": args.seed,
             "a_wdl": [a.wins, a.draws, a.losses],
             "a_score": a.score(),
-            "elo": elo.as_ref().map(|e| e.elo), "elo_95": elo.as_ref().map(|e| [e.lo, e.hi]),
+            "elo": elo.as_ref().map(|e| to_value(e.elo)),
+            "elo_95": elo.as_ref().map(|e| [to_value(e.lo), to_value(e.hi)]),
             "los": a.los(),
             "first_player_wdl": [first.wins, first.draws, first.losses],
             "first_player_score": first.score(),
@@ -161,7 +179,7 @@ fn report(names: &[String], records: &[GameRecord], args: &MatchArgs) -> Result<
         "{} vs {} on {}, {} games",
         names[0],
         names[1],
-        args.game.game,
+        args.game,
         records.len()
     );
     println!(

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use mancala_arena::{
     pairs, random_openings, schedule, summarize, write_summary, Arena, EncodedRecord, GameLog,
-    GameRecord, LogError, Players, RunOptions, Summary, TournamentConfig,
+    GameRecord, LogError, OutputDir, Players, RunOptions, Summary, TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
 use serde::Serialize;
@@ -27,11 +27,12 @@ pub struct TournamentArgs {
     /// command does this too; with --resume a missing folder is an error).
     #[arg(long, conflicts_with = "fresh")]
     resume: bool,
-    /// Delete earlier results in the output folder and start again.
+    /// Delete the tournament files in the output folder and start again
+    /// (only files a tournament writes, in a folder that holds one).
     #[arg(long)]
     fresh: bool,
     /// Worker threads (default: the config's, else all cores). Results do not depend on it.
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
     /// Output folder (default: the config's `output`, else `results/<name>`).
     #[arg(long, short)]
@@ -94,9 +95,8 @@ fn run_tournament<G: Game>(
     }
     let specs: Vec<String> = agents.iter().map(ToString::to_string).collect();
     let dir = args.output.clone().unwrap_or_else(|| config.output_dir());
-    if args.fresh && dir.exists() {
-        std::fs::remove_dir_all(&dir)
-            .with_context(|| format!("cannot delete {}", dir.display()))?;
+    if dir.as_os_str().is_empty() {
+        return Err(bad_input("--output must not be empty"));
     }
     if args.resume && !dir.join("games.jsonl").exists() {
         return Err(bad_input(format!(
@@ -104,13 +104,26 @@ fn run_tournament<G: Game>(
             dir.display()
         )));
     }
+    // The lock is taken before anything is deleted or written, and held
+    // until the run ends.
+    let out = OutputDir::claim(&dir).map_err(output_error)?;
+    if args.fresh {
+        out.clear()
+            .map_err(|e| bad_input(format!("--fresh: cannot delete the old results: {e}")))?;
+    }
     let format = config.format().map_err(bad_input)?;
     let openings = random_openings(
         game,
         config.opening_count(),
         config.openings.plies,
         config.seed,
-    );
+    )
+    .map_err(|e| {
+        bad_input(format!(
+            "{}: key `openings.plies`: {e}",
+            args.config.display()
+        ))
+    })?;
     let plan = schedule(
         &pairs(format, names.len()),
         config.games_per_pair,
@@ -128,17 +141,37 @@ fn run_tournament<G: Game>(
         move_timeout: &config.move_timeout,
         agents: names.iter().cloned().zip(specs.iter().cloned()).collect(),
     };
-    let (log, done) = GameLog::open(&dir, &identity, &plan).map_err(|e| match e {
-        LogError::Mismatch { .. } => bad_input(e),
-        other => other.into(),
-    })?;
+    let move_timeout = match &config.move_timeout {
+        Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
+        None => None,
+    };
+    let mut arena = Arena {
+        game,
+        game_spec: spec.to_string(),
+        players: Players {
+            names: names.clone(),
+            specs: specs.clone(),
+            factory: Box::new(|i: usize| agents[i].build::<G>()),
+        },
+        openings,
+        options: RunOptions {
+            threads: 1,
+            seed: config.seed,
+            move_timeout,
+        },
+    };
+    let (log, done) = GameLog::open(out, &identity, &plan, &|planned, record| {
+        arena.check_record(planned, record)
+    })
+    .map_err(output_error)?;
     let done_ids: std::collections::HashSet<u64> = done.iter().map(|r| r.id).collect();
     let todo: Vec<_> = plan
         .iter()
         .filter(|g| !done_ids.contains(&g.id))
         .copied()
         .collect();
-    let threads = crate::threads(args.threads.or(config.threads));
+    let threads = crate::threads(args.threads.or(config.threads), todo.len());
+    arena.options.threads = threads;
     if !args.quiet {
         eprintln!(
             "{}: {} on {}, {} agents, {} games ({} already played), {} threads -> {}",
@@ -153,25 +186,6 @@ fn run_tournament<G: Game>(
         );
     }
 
-    let move_timeout = match &config.move_timeout {
-        Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
-        None => None,
-    };
-    let arena = Arena {
-        game,
-        game_spec: spec.to_string(),
-        players: Players {
-            names: names.clone(),
-            specs: specs.clone(),
-            factory: Box::new(|i: usize| agents[i].build::<G>()),
-        },
-        openings,
-        options: RunOptions {
-            threads,
-            seed: config.seed,
-            move_timeout,
-        },
-    };
     let progress = Progress::new(plan.len() as u64, args.quiet);
     progress.skip(done.len() as u64);
     let stop = crate::stop_flag();
@@ -205,7 +219,7 @@ fn run_tournament<G: Game>(
         );
         return Err(anyhow::Error::new(Interrupted));
     }
-    log.finish(&records)?;
+    let _out = log.finish(&records)?;
     let anchor = config
         .ratings
         .anchor
@@ -224,6 +238,21 @@ fn run_tournament<G: Game>(
     print_standings(&summary);
     println!("results: {}", dir.display());
     Ok(())
+}
+
+/// An output folder that cannot be used: the user's to fix (exit 2), with
+/// what to do about it.
+fn output_error(e: LogError) -> anyhow::Error {
+    match e {
+        LogError::Corrupt { .. } => bad_input(format!(
+            "{e}\nhint: the log was damaged or edited. Delete that line to play the game again, \
+             or start over with --fresh (which deletes only this tournament's files)"
+        )),
+        LogError::Io { .. } => bad_input(format!(
+            "cannot use the output folder: {e}\nhint: choose another folder with --output"
+        )),
+        other => bad_input(other),
+    }
 }
 
 fn pct(x: Option<f64>) -> String {
@@ -247,7 +276,7 @@ fn print_standings(s: &Summary) {
         "rank", "agent", "elo", "95% interval", "games", "score", "W-D-L", "margin"
     );
     for (i, a) in s.standings.iter().enumerate() {
-        let ci = a.elo_95.map_or("(anchor)".to_string(), |(lo, hi)| {
+        let ci = a.elo_95_profile.map_or("(anchor)".to_string(), |(lo, hi)| {
             format!("[{lo:+.0}, {hi:+.0}]")
         });
         let margin = a
@@ -281,7 +310,7 @@ fn print_standings(s: &Summary) {
         print!(", mean margin {:+.2} [{:+.2}, {:+.2}]", m.mean, m.lo, m.hi);
     }
     println!();
-    match fp.advantage_elo_95 {
+    match fp.advantage_elo_95_profile {
         Some((lo, hi)) => println!(
             "first-move advantage: {:+.1} Elo [{lo:+.1}, {hi:+.1}]",
             fp.advantage_elo

@@ -32,7 +32,24 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::schedule::Format;
+use mancala_core::spec::truncate_input;
+
+use crate::schedule::{pair_count, Format};
+
+/// Most games one tournament or match may plan. The schedule and the
+/// results are held in memory (a few hundred bytes a game), so this keeps a
+/// run within a few GiB; larger studies are several tournaments.
+pub const MAX_GAMES: u64 = 10_000_000;
+
+/// Most worker threads a config or `--threads` may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// Worker threads used per core at most, whatever was asked: games are
+/// CPU-bound, so more threads only add memory and switching.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// Longest agent name, in characters (names are table headers and CSV cells).
+pub const MAX_NAME_CHARS: usize = 64;
 
 /// A configuration that cannot be used; every message names the key.
 #[derive(Debug, Error)]
@@ -160,7 +177,7 @@ impl TournamentConfig {
     pub fn parse(text: &str, path: &str) -> Result<TournamentConfig, ConfigError> {
         let config: TournamentConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
             path: path.to_string(),
-            message: e.to_string().trim_end().to_string(),
+            message: clip_lines(e.to_string().trim_end()),
         })?;
         config.check(path)?;
         Ok(config)
@@ -172,15 +189,24 @@ impl TournamentConfig {
             key: key.to_string(),
             message,
         };
-        if self.name.trim().is_empty()
-            || !self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
+        if !is_plain_folder_name(&self.name) {
             return Err(invalid(
                 "name",
-                format!("'{}' must be non-empty and use only letters, digits, '-', '_' and '.' (it names the output folder)", self.name),
+                format!(
+                    "'{}' must be a plain folder name: 1 to 64 letters, digits, '-', '_' or '.', \
+                     not starting with '.' (it names the output folder results/<name>)",
+                    truncate_input(&self.name)
+                ),
+            ));
+        }
+        if self
+            .output
+            .as_ref()
+            .is_some_and(|o| o.as_os_str().is_empty())
+        {
+            return Err(invalid(
+                "output",
+                "must not be empty (leave it out for results/<name>)".into(),
             ));
         }
         if self.agents.len() < 2 {
@@ -200,6 +226,15 @@ impl TournamentConfig {
                     "must not be empty".into(),
                 ));
             }
+            if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+                return Err(invalid(
+                    &format!("agents[{i}].name"),
+                    format!(
+                        "'{}' must be at most {MAX_NAME_CHARS} characters with no control characters",
+                        truncate_input(name)
+                    ),
+                ));
+            }
             if let Some(j) = names[..i].iter().position(|n| n == name) {
                 return Err(invalid(
                     &format!("agents[{i}]"),
@@ -207,19 +242,38 @@ impl TournamentConfig {
                 ));
             }
         }
-        if self.games_per_pair == 0 {
-            return Err(invalid("games_per_pair", "must be at least 1".into()));
-        }
-        if self.threads == Some(0) {
+        if self.games_per_pair == 0 || self.games_per_pair % 2 == 1 {
             return Err(invalid(
-                "threads",
-                "must be at least 1 (or left out for all cores)".into(),
+                "games_per_pair",
+                format!(
+                    "{} must be even and at least 2: each opening is played twice, seats swapped, \
+                     so that neither agent gets the first move more often",
+                    self.games_per_pair
+                ),
             ));
         }
-        if self.openings.count == Some(0) {
-            return Err(invalid("openings.count", "must be at least 1".into()));
+        if self
+            .threads
+            .is_some_and(|t| !(1..=MAX_THREADS).contains(&t))
+        {
+            return Err(invalid(
+                "threads",
+                format!("must be from 1 to {MAX_THREADS} (or left out for all cores)"),
+            ));
         }
-        self.format().map_err(|m| {
+        let used_openings = self.games_per_pair.div_ceil(2);
+        if let Some(count) = self.openings.count {
+            if count == 0 || count > used_openings {
+                return Err(invalid(
+                    "openings.count",
+                    format!(
+                        "{count} must be from 1 to {used_openings}: a pair of agents plays one \
+                         opening per two games, so more openings would never be played"
+                    ),
+                ));
+            }
+        }
+        let format = self.format().map_err(|m| {
             invalid(
                 if m.contains("champion") {
                     "champion"
@@ -229,6 +283,22 @@ impl TournamentConfig {
                 m,
             )
         })?;
+        if format == Format::RoundRobin && self.champion.is_some() {
+            return Err(invalid(
+                "champion",
+                "only a gauntlet has a champion; remove it or set format = \"gauntlet\"".into(),
+            ));
+        }
+        let planned = pair_count(format, self.agents.len()) * u64::from(self.games_per_pair);
+        if planned > MAX_GAMES {
+            return Err(invalid(
+                "games_per_pair",
+                format!(
+                    "the tournament would play {planned} games; the limit is {MAX_GAMES} \
+                     (fewer games per pair, fewer agents, or several tournaments)"
+                ),
+            ));
+        }
         if let Some(anchor) = &self.ratings.anchor {
             if !names.contains(anchor) {
                 return Err(invalid(
@@ -245,6 +315,13 @@ impl TournamentConfig {
                 .map_err(|e| invalid("move_timeout", e.to_string()))?;
         }
         Ok(())
+    }
+
+    /// The planned number of games (pairs × games per pair).
+    pub fn planned_games(&self) -> u64 {
+        self.format().map_or(0, |f| {
+            pair_count(f, self.agents.len()) * u64::from(self.games_per_pair)
+        })
     }
 
     /// Display names, by agent index.
@@ -273,13 +350,15 @@ impl TournamentConfig {
                 match names.iter().position(|n| n == champion) {
                     Some(i) => Ok(Format::Gauntlet(i)),
                     None => Err(format!(
-                        "champion '{champion}' is not an agent's name (agents: {})",
+                        "champion '{}' is not an agent's name (agents: {})",
+                        truncate_input(champion),
                         names.join(", ")
                     )),
                 }
             }
             other => Err(format!(
-                "'{other}' is not a format: use round_robin or gauntlet"
+                "'{}' is not a format: use round_robin or gauntlet",
+                truncate_input(other)
             )),
         }
     }
@@ -297,6 +376,32 @@ impl TournamentConfig {
             .count
             .map_or(self.games_per_pair.div_ceil(2) as usize, |c| c as usize)
     }
+}
+
+/// The TOML parser's message with each line (it quotes the offending
+/// line, and a key in full) cut to a readable length; long enough to keep
+/// its list of the keys that exist.
+fn clip_lines(message: &str) -> String {
+    const KEEP: usize = 400;
+    message
+        .lines()
+        .map(|l| match l.char_indices().nth(KEEP) {
+            None => l.to_string(),
+            Some((cut, _)) => format!("{}… ({} bytes)", &l[..cut], l.len()),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `name` can name a folder inside `results/` and nothing else:
+/// not empty, not `.` or `..` or hidden, no separators.
+pub fn is_plain_folder_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ pub mod stats;
 use thiserror::Error;
 
 pub use config::{ConfigError, TournamentConfig};
-pub use log::{EncodedRecord, GameLog, LogError};
+pub use log::{EncodedRecord, GameLog, LogError, OutputDir};
 pub use record::GameRecord;
 pub use report::{summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions};

@@ -3,7 +3,7 @@
 //! every game, read back to resume.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -32,8 +32,27 @@ pub enum LogError {
         /// What differs.
         what: String,
     },
+    /// Another run holds the folder's lock.
+    #[error("{path} is in use by another run (process {pid}); wait for it to end, or choose another output folder")]
+    Locked {
+        /// The folder.
+        path: String,
+        /// The process that holds it, as it wrote in the lock file.
+        pid: String,
+    },
+    /// The folder holds files that no tournament wrote, and no tournament.
+    #[error(
+        "{path} is not a tournament folder (it holds {file}); choose a new or empty output folder"
+    )]
+    Foreign {
+        /// The folder.
+        path: String,
+        /// One of its files.
+        file: String,
+    },
     /// A line of the log cannot be read (not the last line, which may be
-    /// cut by a crash and is dropped).
+    /// cut by a crash and is dropped), or records a game that this
+    /// tournament cannot have played.
     #[error("{path}, line {line}: {why}")]
     Corrupt {
         /// The log.
@@ -49,6 +68,129 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> LogError + '_ {
     move |source| LogError::Io {
         path: path.display().to_string(),
         source,
+    }
+}
+
+/// Every file a tournament writes in its folder: what `--fresh` deletes,
+/// and what may be in a folder without making it someone else's.
+pub const TOURNAMENT_FILES: &[&str] = &[
+    "tournament.json",
+    "games.jsonl",
+    "games.csv",
+    "summary.json",
+    "ratings.csv",
+    "report.html",
+    LOCK_FILE,
+];
+
+/// The lock file, held by the run that writes the folder.
+const LOCK_FILE: &str = ".lock";
+
+/// A tournament's output folder, held exclusively while the run lasts (an
+/// OS file lock, released when the process ends however it ends), so that
+/// two runs never write into one folder.
+#[derive(Debug)]
+pub struct OutputDir {
+    dir: PathBuf,
+    _lock: File,
+}
+
+impl OutputDir {
+    /// Creates `dir` if needed and takes its lock. The folder must be new,
+    /// empty, or a tournament's (it has `tournament.json`): a run never
+    /// writes into, or deletes from, a folder of other files.
+    ///
+    /// # Errors
+    /// [`LogError::Locked`] when another run holds it, [`LogError::Foreign`]
+    /// for a folder of other files, [`LogError::Io`] when it cannot be made.
+    pub fn claim(dir: &Path) -> Result<OutputDir, LogError> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(LogError::Io {
+                path: dir.display().to_string(),
+                source: std::io::Error::other("exists and is not a folder"),
+            });
+        }
+        fs::create_dir_all(dir).map_err(io(dir))?;
+        let id_path = dir.join("tournament.json");
+        if id_path.exists() {
+            // Only a tournament.json of ours makes the folder a tournament's.
+            let ours = fs::read(&id_path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .is_some_and(|v| v.get("agents").is_some() && v.get("game").is_some());
+            if !ours {
+                return Err(LogError::Foreign {
+                    path: dir.display().to_string(),
+                    file: "a tournament.json that no tournament of this program wrote".into(),
+                });
+            }
+        } else {
+            for entry in fs::read_dir(dir).map_err(io(dir))? {
+                let name = entry.map_err(io(dir))?.file_name();
+                let name = name.to_string_lossy();
+                let ours = TOURNAMENT_FILES.contains(&name.as_ref()) || name.ends_with(".tmp");
+                if !ours {
+                    return Err(LogError::Foreign {
+                        path: dir.display().to_string(),
+                        file: name.into_owned(),
+                    });
+                }
+            }
+        }
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let pid = fs::read_to_string(&lock_path).unwrap_or_default();
+                return Err(LogError::Locked {
+                    path: dir.display().to_string(),
+                    pid: if pid.trim().is_empty() {
+                        "unknown".into()
+                    } else {
+                        pid.trim().to_string()
+                    },
+                });
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
+        }
+        // Only for the message a second run prints; the lock is the OS's.
+        lock.set_len(0)
+            .and_then(|()| (&lock).write_all(std::process::id().to_string().as_bytes()))
+            .map_err(io(&lock_path))?;
+        Ok(OutputDir {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Deletes the files a tournament writes (`--fresh`), and nothing else.
+    ///
+    /// # Errors
+    /// [`LogError::Io`] when a file cannot be deleted.
+    pub fn clear(&self) -> Result<(), LogError> {
+        for entry in fs::read_dir(&self.dir).map_err(io(&self.dir))? {
+            let entry = entry.map_err(io(&self.dir))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let ours = (TOURNAMENT_FILES.contains(&name.as_ref()) && name != LOCK_FILE)
+                || name.ends_with(".tmp");
+            if ours && entry.path().is_file() {
+                fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -113,6 +255,8 @@ impl EncodedRecord {
 
 /// An open game log.
 pub struct GameLog {
+    /// Held until the log is finished: the folder stays locked.
+    dir: OutputDir,
     jsonl_path: PathBuf,
     csv_path: PathBuf,
     jsonl: BufWriter<File>,
@@ -120,19 +264,22 @@ pub struct GameLog {
 }
 
 impl GameLog {
-    /// Opens `dir` for the tournament described by `identity` (any
-    /// serialisable description that must match to resume). Returns the log
-    /// and the games already recorded there, checked against `schedule`.
+    /// Opens the claimed folder for the tournament described by `identity`
+    /// (any serialisable description that must match to resume). Returns
+    /// the log and the games already recorded there. Each record must be
+    /// a game of `schedule` and pass `check` (which replays it), so that an
+    /// edited or foreign log cannot change the results unnoticed.
     ///
     /// # Errors
     /// [`LogError`] when the folder is of another tournament, a log line is
-    /// corrupt, or a file cannot be written.
+    /// corrupt or fails the check, or a file cannot be written.
     pub fn open(
-        dir: &Path,
+        out: OutputDir,
         identity: &impl Serialize,
         schedule: &[ScheduledGame],
+        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
     ) -> Result<(GameLog, Vec<GameRecord>), LogError> {
-        fs::create_dir_all(dir).map_err(io(dir))?;
+        let dir = out.path();
         let id_path = dir.join("tournament.json");
         let identity = serde_json::to_value(identity).expect("identity serialises");
         if id_path.exists() {
@@ -149,16 +296,19 @@ impl GameLog {
                     what: first_difference(&old, &identity),
                 });
             }
-        } else {
+        }
+
+        let jsonl_path = dir.join("games.jsonl");
+        let csv_path = dir.join("games.csv");
+        // Records are checked before the folder is labelled, so a log left
+        // without its tournament.json is not adopted by another tournament.
+        let done = read_records(&jsonl_path, schedule, check)?;
+        if !id_path.exists() {
             let text = serde_json::to_string_pretty(&identity).expect("identity serialises");
             let tmp = id_path.with_extension("json.tmp");
             fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
             fs::rename(&tmp, &id_path).map_err(io(&id_path))?;
         }
-
-        let jsonl_path = dir.join("games.jsonl");
-        let csv_path = dir.join("games.csv");
-        let done = read_records(&jsonl_path, schedule)?;
         // Rewrite both files from what was read: drops a line cut by a
         // crash, and makes the CSV agree with the JSON log.
         write_all(&jsonl_path, &csv_path, &done)?;
@@ -171,6 +321,7 @@ impl GameLog {
             .open(&csv_path)
             .map_err(io(&csv_path))?;
         let log = GameLog {
+            dir: out,
             jsonl: BufWriter::new(jsonl),
             csv: BufWriter::new(csv_file),
             jsonl_path,
@@ -208,53 +359,69 @@ impl GameLog {
     ///
     /// # Errors
     /// [`LogError::Io`] when writing fails.
-    pub fn finish(self, records: &[GameRecord]) -> Result<(), LogError> {
-        let (jsonl_path, csv_path) = (self.jsonl_path.clone(), self.csv_path.clone());
-        drop(self);
-        write_all(&jsonl_path, &csv_path, records)
+    pub fn finish(self, records: &[GameRecord]) -> Result<OutputDir, LogError> {
+        let GameLog {
+            dir,
+            jsonl_path,
+            csv_path,
+            jsonl,
+            csv,
+        } = self;
+        drop((jsonl, csv));
+        write_all(&jsonl_path, &csv_path, records)?;
+        Ok(dir)
     }
 }
 
-/// Reads the JSON log; a missing file is an empty log.
-fn read_records(path: &Path, schedule: &[ScheduledGame]) -> Result<Vec<GameRecord>, LogError> {
-    let file = match File::open(path) {
-        Ok(f) => f,
+/// Reads the JSON log; a missing file is an empty log. The last line may
+/// have been cut by a crash or a full disk (even inside a character): it is
+/// dropped, and that game is played again.
+fn read_records(
+    path: &Path,
+    schedule: &[ScheduledGame],
+    check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+) -> Result<Vec<GameRecord>, LogError> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io(path)(e)),
     };
-    let lines: Vec<String> = BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(io(path))?;
     let corrupt = |line: usize, why: String| LogError::Corrupt {
         path: path.display().to_string(),
         line,
         why,
     };
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let last = lines
+        .iter()
+        .rposition(|l| !l.trim_ascii().is_empty())
+        .unwrap_or(0);
     let mut records: Vec<GameRecord> = Vec::with_capacity(lines.len());
     let mut seen = std::collections::HashSet::new();
     for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let record: GameRecord = match serde_json::from_str(line) {
+        let parsed = std::str::from_utf8(line)
+            .map_err(|e| format!("not UTF-8 text ({e})"))
+            .and_then(|text| serde_json::from_str::<GameRecord>(text).map_err(|e| e.to_string()));
+        let record = match parsed {
             Ok(r) => r,
-            // The last line may have been cut by a crash: that game is replayed.
-            Err(_) if i + 1 == lines.len() => break,
-            Err(e) => return Err(corrupt(i + 1, e.to_string())),
+            Err(_) if i == last => break,
+            Err(why) => return Err(corrupt(i + 1, why)),
         };
-        let planned = schedule
-            .get(record.id as usize)
+        let planned = usize::try_from(record.id)
+            .ok()
+            .and_then(|id| schedule.get(id))
             .filter(|g| g.id == record.id);
-        match planned {
-            Some(g) if g.seats == record.seats && g.opening == record.opening => {}
-            _ => {
-                return Err(corrupt(
-                    i + 1,
-                    format!("game {} is not in this tournament's schedule", record.id),
-                ))
-            }
-        }
+        let Some(planned) = planned else {
+            return Err(corrupt(
+                i + 1,
+                format!("game {} is not in this tournament's schedule", record.id),
+            ));
+        };
+        check(planned, &record)
+            .map_err(|why| corrupt(i + 1, format!("game {}: {why}", record.id)))?;
         if seen.insert(record.id) {
             records.push(record);
         }
@@ -320,5 +487,146 @@ fn first_difference(old: &serde_json::Value, new: &serde_json::Value) -> String 
                 })
         }
         _ => "the configuration differs".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: u64, name: &str) -> GameRecord {
+        GameRecord {
+            id,
+            pair: 0,
+            round: id as u32,
+            opening: 0,
+            game: "kalah".into(),
+            players: [name.into(), "b".into()],
+            agents: ["random".into(), "greedy".into()],
+            seats: [0, 1],
+            seed: 1,
+            opening_moves: String::new(),
+            moves: "1 2".into(),
+            scores: [24, 24],
+            winner: None,
+            margin: 0,
+            plies: 2,
+            duration_ms: 1.0,
+            end: "normal".into(),
+            error: None,
+        }
+    }
+
+    fn plan(n: u64) -> Vec<ScheduledGame> {
+        (0..n)
+            .map(|id| ScheduledGame {
+                id,
+                pair: 0,
+                round: id as u32,
+                opening: 0,
+                seats: [0, 1],
+            })
+            .collect()
+    }
+
+    fn accept(_: &ScheduledGame, _: &GameRecord) -> Result<(), String> {
+        Ok(())
+    }
+
+    #[test]
+    fn a_last_line_torn_inside_a_character_is_dropped_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.jsonl");
+        let mut bytes = Vec::new();
+        for id in 0..2 {
+            bytes.extend(serde_json::to_vec(&record(id, "ñandú")).unwrap());
+            bytes.push(b'\n');
+        }
+        let third = serde_json::to_vec(&record(2, "ñandú")).unwrap();
+        let cut = third.iter().position(|&b| b >= 0x80).unwrap() + 1;
+        bytes.extend(&third[..cut]);
+        fs::write(&path, &bytes).unwrap();
+        let records = read_records(&path, &plan(3), &accept).unwrap();
+        assert_eq!(records.iter().map(|r| r.id).collect::<Vec<_>>(), [0, 1]);
+
+        // The same damage before the last line is corruption, with its line.
+        let mut middle = third[..cut].to_vec();
+        middle.push(b'\n');
+        middle.extend(serde_json::to_vec(&record(0, "a")).unwrap());
+        fs::write(&path, &middle).unwrap();
+        let e = read_records(&path, &plan(3), &accept).unwrap_err();
+        assert!(
+            matches!(e, LogError::Corrupt { line: 1, .. }) && e.to_string().contains("UTF-8"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_record_that_fails_the_check_is_refused_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.jsonl");
+        let lines: Vec<String> = (0..3)
+            .map(|id| serde_json::to_string(&record(id, "a")).unwrap())
+            .collect();
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let reject_one = |_: &ScheduledGame, r: &GameRecord| {
+            if r.id == 1 {
+                Err("the winner is wrong".to_string())
+            } else {
+                Ok(())
+            }
+        };
+        let e = read_records(&path, &plan(3), &reject_one).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}, line 2: game 1: the winner is wrong", path.display())
+        );
+        let e = read_records(&path, &plan(1), &accept).unwrap_err();
+        assert!(e.to_string().contains("not in this tournament's schedule"));
+    }
+
+    #[test]
+    fn one_folder_has_one_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let first = OutputDir::claim(&out).unwrap();
+        let e = OutputDir::claim(&out).unwrap_err();
+        assert!(
+            matches!(&e, LogError::Locked { pid, .. } if *pid == std::process::id().to_string()),
+            "{e}"
+        );
+        drop(first);
+        OutputDir::claim(&out).unwrap();
+    }
+
+    #[test]
+    fn only_a_tournaments_own_files_are_cleared() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        fs::create_dir(&out).unwrap();
+        fs::write(out.join("thesis.txt"), "x").unwrap();
+        assert!(matches!(
+            OutputDir::claim(&out),
+            Err(LogError::Foreign { .. })
+        ));
+        fs::write(out.join("tournament.json"), "{\"x\": 1}").unwrap();
+        assert!(matches!(
+            OutputDir::claim(&out),
+            Err(LogError::Foreign { .. })
+        ));
+        fs::write(
+            out.join("tournament.json"),
+            "{\"game\": \"kalah\", \"agents\": []}",
+        )
+        .unwrap();
+        fs::write(out.join("games.csv"), "id\n").unwrap();
+        let claimed = OutputDir::claim(&out).unwrap();
+        claimed.clear().unwrap();
+        let mut left: Vec<String> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".lock", "thesis.txt"]);
     }
 }

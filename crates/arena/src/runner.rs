@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use mancala_agents::{derive_seed, Agent};
+use mancala_agents::{derive_seed, Agent, AgentError, StopCondition};
 use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
@@ -85,8 +85,30 @@ fn play_one<G: Game>(
         }
         let seat = mover.index();
         let t0 = Instant::now();
-        let answer = catch_unwind(AssertUnwindSafe(|| seats[seat].choose(game, &state)));
+        // The search itself watches the deadline and Ctrl-C, so a runaway
+        // budget neither blocks the worker nor delays the stop.
+        let until = StopCondition {
+            deadline: move_timeout.and_then(|limit| t0.checked_add(limit)),
+            cancel: Some(stop),
+        };
+        let answer = catch_unwind(AssertUnwindSafe(|| {
+            seats[seat].choose_until(game, &state, until)
+        }));
         let took = t0.elapsed();
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let timed_out = move_timeout
+            .filter(|&limit| took > limit || matches!(answer, Ok(Err(AgentError::Stopped))));
+        if let Some(limit) = timed_out {
+            let why = format!(
+                "timeout: move {} took {} ms, the limit is {} ms",
+                moves.len() + 1,
+                took.as_millis(),
+                limit.as_millis()
+            );
+            return Ok(Some(forfeit(seat, moves, &state, why, false)));
+        }
         let mv = match answer {
             Err(panic) => {
                 let why = panic
@@ -113,17 +135,6 @@ fn play_one<G: Game>(
             }
             Ok(Ok(mv)) => mv,
         };
-        if let Some(limit) = move_timeout {
-            if took > limit {
-                let why = format!(
-                    "timeout: move {} took {} ms, the limit is {} ms",
-                    moves.len() + 1,
-                    took.as_millis(),
-                    limit.as_millis()
-                );
-                return Ok(Some(forfeit(seat, moves, &state, why, false)));
-            }
-        }
         if let Err(e) = game.try_play(&mut state, mv) {
             return Ok(Some(forfeit(seat, moves, &state, e.to_string(), false)));
         }
@@ -186,6 +197,112 @@ impl<G: Game> Arena<'_, G> {
         on_record: &(dyn Fn(GameRecord) + Sync),
     ) -> Result<(), ArenaError> {
         run_games(self, games, stop, on_record)
+    }
+
+    /// Whether `record` is what playing `planned` in this arena can have
+    /// produced: the same game, players, seats, seed and opening, moves that
+    /// are legal, and the result that replaying them gives (for a forfeit:
+    /// an unfinished game lost by the player to move). A resumed run trusts
+    /// its log only this far.
+    ///
+    /// # Errors
+    /// What differs, in words.
+    pub fn check_record(&self, planned: &ScheduledGame, r: &GameRecord) -> Result<(), String> {
+        let game = self.game;
+        let [i, j] = planned.seats;
+        let names = &self.players.names;
+        let specs = &self.players.specs;
+        let expect = |what: &str, found: String, wanted: String| {
+            if found == wanted {
+                Ok(())
+            } else {
+                Err(format!("{what} is {found} but should be {wanted}"))
+            }
+        };
+        expect("the game", r.game.clone(), self.game_spec.clone())?;
+        expect(
+            "the pairing",
+            format!("{:?}", (r.pair, r.round, r.opening, r.seats)),
+            format!(
+                "{:?}",
+                (planned.pair, planned.round, planned.opening, planned.seats)
+            ),
+        )?;
+        expect(
+            "the players",
+            format!("{:?}", r.players),
+            format!("{:?}", [&names[i], &names[j]]),
+        )?;
+        expect(
+            "the agents",
+            format!("{:?}", r.agents),
+            format!("{:?}", [&specs[i], &specs[j]]),
+        )?;
+        expect(
+            "the seed",
+            r.seed.to_string(),
+            derive_seed(self.options.seed, r.id).to_string(),
+        )?;
+        let opening = &self.openings[planned.opening as usize];
+        expect(
+            "the opening",
+            format!("'{}'", r.opening_moves),
+            format!("'{}'", human_moves(opening)),
+        )?;
+
+        let mut state = game.start();
+        let mut moves = Vec::new();
+        for (k, token) in r.moves.split_whitespace().enumerate() {
+            let mv: Move = token
+                .parse()
+                .map_err(|e| format!("move {} ('{token}'): {e}", k + 1))?;
+            game.try_play(&mut state, mv)
+                .map_err(|e| format!("move {} ('{token}') is illegal: {e}", k + 1))?;
+            moves.push(mv);
+        }
+        if !moves.starts_with(opening) {
+            return Err("its moves do not start with its opening".into());
+        }
+        expect(
+            "the move count",
+            r.plies.to_string(),
+            moves.len().to_string(),
+        )?;
+        let (scores, winner, end) = match game.outcome(&state) {
+            Some(outcome) => (
+                outcome.scores.0,
+                outcome.winner().map(|p| p.index() as u8),
+                outcome.reason.to_string(),
+            ),
+            None => {
+                // Only a forfeit ends an unfinished game: the player to move lost.
+                let mover = game.to_move(&state).expect("a game not over has a mover");
+                if r.error.is_none() {
+                    return Err("its moves do not finish the game, and it is not a forfeit".into());
+                }
+                (
+                    game.scores(&state).0,
+                    Some(1 - mover.index() as u8),
+                    "forfeit".to_string(),
+                )
+            }
+        };
+        expect("the end", r.end.clone(), end)?;
+        expect(
+            "the scores",
+            format!("{:?}", r.scores),
+            format!("{scores:?}"),
+        )?;
+        expect(
+            "the winner",
+            format!("{:?}", r.winner),
+            format!("{winner:?}"),
+        )?;
+        expect(
+            "the margin",
+            r.margin.to_string(),
+            (i32::from(scores[0]) - i32::from(scores[1])).to_string(),
+        )
     }
 }
 

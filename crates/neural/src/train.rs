@@ -610,7 +610,7 @@ impl<G: Game> Trainer<'_, G> {
             games.div_ceil(2) as usize,
             self.config.eval_opening_plies,
             seed,
-        );
+        )?;
         let plan = schedule(&pairs(Format::RoundRobin, 2), games, openings.len());
         let arena = Arena {
             game,
