@@ -6,8 +6,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mancala_core::{with_game, GameSpec};
-use mancala_neural::{NeuralError, TrainConfig, TrainEvent, Trainer};
-use tch::Device;
+use mancala_neural::{cuda_available, Device, NeuralError, TrainConfig, TrainEvent, Trainer};
 
 use crate::{bad_input, Interrupted};
 
@@ -62,7 +61,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let device = match args.device {
         DeviceChoice::Cpu => Device::Cpu,
         DeviceChoice::Auto => Device::cuda_if_available(),
-        DeviceChoice::Cuda if tch::Cuda::is_available() => Device::Cuda(0),
+        DeviceChoice::Cuda if cuda_available() => Device::Cuda(0),
         DeviceChoice::Cuda => return Err(bad_input("--device cuda: no CUDA device is available")),
     };
     let dir = args.output.clone().unwrap_or_else(|| config.output_dir());

@@ -25,7 +25,15 @@ use thiserror::Error;
 pub use agent::{NeuralAgent, NeuralSpec};
 pub use config::{TrainConfig, ValueTarget};
 pub use net::{ModelInfo, NetShape, PolicyValueNet};
+/// Where a network runs (libtorch's device), for [`Trainer::new`]: users of
+/// this crate need no `tch` dependency of their own.
+pub use tch::Device;
 pub use train::{GenerationLog, TrainEvent, Trainer};
+
+/// Whether libtorch can use a CUDA device.
+pub fn cuda_available() -> bool {
+    tch::Cuda::is_available()
+}
 
 /// Errors of the neural crate.
 #[derive(Debug, Error)]
