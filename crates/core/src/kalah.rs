@@ -107,6 +107,48 @@ impl KalahRules {
         self.seeds as usize
     }
 
+    /// The seeds in `player`'s pits, in sowing order.
+    pub fn row<'a>(&self, state: &'a KalahState, player: Player) -> &'a [u8] {
+        let s = self.row_start(player.index());
+        &state.cells[s..s + self.n()]
+    }
+
+    /// Whether player 1 may still answer the opening turn with a swap.
+    pub fn swap_pending(&self, state: &KalahState) -> bool {
+        state.pie_pending && state.to_move != OVER
+    }
+
+    /// The position with these rows and stores and `mover` to move, as
+    /// play would leave it: if the rules say the game is over there, it is
+    /// ended, leftovers counted. Unlike [`Game::from_setup`] the seeds need
+    /// not add up to the start's: solvers and endgame databases use it for
+    /// positions with fewer seeds on the board. No swap is pending.
+    ///
+    /// # Panics
+    /// If a row's length is not the board's.
+    pub fn position_unchecked(
+        &self,
+        rows: [&[u8]; 2],
+        stores: [u8; 2],
+        mover: Player,
+    ) -> KalahState {
+        let n = self.n();
+        let mut cells = [0u8; RING];
+        for p in 0..2 {
+            let s = self.row_start(p);
+            cells[s..s + n].copy_from_slice(rows[p]);
+            cells[s + n] = stores[p];
+        }
+        let mut state = KalahState {
+            cells,
+            to_move: OVER,
+            legal: 0,
+            pie_pending: false,
+        };
+        self.finish_turn(&mut state, mover.index());
+        state
+    }
+
     /// Reads the options of a `kalah:...` spec.
     ///
     /// # Errors

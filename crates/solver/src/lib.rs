@@ -1,0 +1,420 @@
+//! Exact values of Kalah positions, and the `perfect` agent.
+//!
+//! [`Solver`] finds the final margin of a position with perfect play by
+//! both sides, the value of every legal move and a principal variation. It
+//! searches the margin still to come (the stores' margin is known) with
+//! fail-soft alpha-beta driven by MTD(f) null-window probes, over
+//!
+//! - a transposition table keyed by the pits alone, seen from the mover's
+//!   side (so a position and its mirror image are one entry), holding exact
+//!   bounds that stay true for the whole run and are shared lock-free by
+//!   all threads ([`table`]);
+//! - enhanced transposition cutoffs (a child's table entry may refute its
+//!   parent before any child is searched) and move ordering by the table's
+//!   move, extra turns and immediate gain;
+//! - an endgame database of every position with few seeds left, built by
+//!   exhaustive search with memoisation, level by level ([`endgame`]).
+//!
+//! The root's moves are solved in parallel on a rayon pool sharing the table.
+//!
+//! ```
+//! use mancala_core::{Game, KalahRules};
+//! use mancala_solver::{Solver, SolverOptions};
+//!
+//! let rules = KalahRules::new(3, 2).unwrap();
+//! let solver = Solver::new(rules, &SolverOptions::small()).unwrap();
+//! let solution = solver.solve(&rules.start(), 1).unwrap();
+//! // Every move's value is at most the position's, and one reaches it.
+//! assert!(solution.moves.iter().all(|m| m.value <= solution.value));
+//! assert!(solution.moves.iter().any(|m| m.value == solution.value));
+//! ```
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout)]
+
+pub mod agent;
+pub mod endgame;
+mod search;
+pub mod table;
+mod view;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use mancala_agents::StopCondition;
+use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+use serde::Serialize;
+use thiserror::Error;
+
+pub use agent::{Perfect, PerfectSpec};
+pub use endgame::Endgame;
+use search::{children, stores_margin, Search, Shared};
+pub use table::Table;
+
+/// Errors of the solver.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SolveError {
+    /// The position is over: there is nothing to solve.
+    #[error("the game is over")]
+    GameOver,
+    /// The stop condition came first.
+    #[error("stopped before the position was solved")]
+    Stopped,
+    /// Memory for the table or database cannot be had, or a size is out of range.
+    #[error("{0}")]
+    Resources(String),
+}
+
+/// How much memory the solver may use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolverOptions {
+    /// Transposition table size in MiB.
+    pub table_mib: usize,
+    /// Seeds in the fullest endgame database level (0: no database).
+    pub endgame_seeds: usize,
+}
+
+/// Default table size: 1 GiB (about 45 M positions).
+pub const DEFAULT_TABLE_MIB: usize = 1024;
+
+/// Most positions an endgame database holds by default (one byte each).
+pub const DEFAULT_ENDGAME_POSITIONS: u64 = 1 << 27;
+
+impl SolverOptions {
+    /// A 16 MiB table and a database of up to 2^20 positions: for tests and
+    /// small boards.
+    pub fn small() -> SolverOptions {
+        SolverOptions {
+            table_mib: 16,
+            endgame_seeds: 0,
+        }
+        .with_endgame_positions(1 << 20, 3)
+    }
+
+    /// The default for `rules`: a 1 GiB table and the largest database of
+    /// at most [`DEFAULT_ENDGAME_POSITIONS`] positions, and no larger than
+    /// the board's seeds.
+    pub fn for_rules(rules: &KalahRules) -> SolverOptions {
+        let mut options = SolverOptions {
+            table_mib: DEFAULT_TABLE_MIB,
+            endgame_seeds: 0,
+        }
+        .with_endgame_positions(DEFAULT_ENDGAME_POSITIONS, rules.pits());
+        options.endgame_seeds = options.endgame_seeds.min(rules.total_seeds());
+        options
+    }
+
+    /// The largest database level whose database has at most `limit`
+    /// positions on a board of `pits` pits.
+    pub fn with_endgame_positions(mut self, limit: u64, pits: usize) -> SolverOptions {
+        let mut k = 0;
+        while k < endgame::MAX_DB_SEEDS
+            && endgame::positions(pits, k + 1).is_some_and(|n| n <= limit)
+        {
+            k += 1;
+        }
+        self.endgame_seeds = k;
+        self
+    }
+}
+
+/// A move and its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MoveValue {
+    /// The move.
+    #[serde(serialize_with = "as_text")]
+    pub mv: Move,
+    /// The final margin for the position's mover after this move and
+    /// perfect play.
+    pub value: i32,
+}
+
+fn as_text<S: serde::Serializer>(mv: &Move, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&mv.to_string())
+}
+
+/// What solving cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SolveStats {
+    /// Positions searched (database look-ups not included).
+    pub nodes: u64,
+    /// Wall time of the search (the database build not included).
+    pub seconds: f64,
+    /// Transposition table size in bytes.
+    pub table_bytes: usize,
+    /// Table slots in use at the end.
+    pub table_entries: usize,
+    /// Seeds in the database's fullest level (0: none).
+    pub endgame_seeds: usize,
+    /// Positions in the database.
+    pub endgame_positions: usize,
+    /// Seconds the database took to build.
+    pub endgame_seconds: f64,
+}
+
+/// The solved position.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Solution {
+    /// Who is to move.
+    #[serde(serialize_with = "player_index")]
+    pub mover: Player,
+    /// The final margin (mover's store minus the opponent's) with perfect
+    /// play by both sides.
+    pub value: i32,
+    /// Every legal move with its value, in move order.
+    pub moves: Vec<MoveValue>,
+    /// A principal variation: moves that keep the value, to the game's end.
+    #[serde(serialize_with = "moves_as_text")]
+    pub pv: Vec<Move>,
+    /// What it cost.
+    pub stats: SolveStats,
+}
+
+fn player_index<S: serde::Serializer>(p: &Player, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(p.index() as u64)
+}
+
+fn moves_as_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(moves.iter().map(Move::to_string))
+}
+
+/// Solves positions of one Kalah rule set. Keeps its table between calls,
+/// so later positions of the same game are cheap.
+pub struct Solver {
+    rules: KalahRules,
+    table: Table,
+    endgame: Option<Endgame>,
+    bits: u32,
+    nodes: AtomicU64,
+}
+
+impl std::fmt::Debug for Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Solver({}, {:?}, {:?})",
+            self.rules, self.table, self.endgame
+        )
+    }
+}
+
+impl Solver {
+    /// A solver for `rules`: allocates the table and builds the endgame
+    /// database (on the current rayon pool).
+    ///
+    /// # Errors
+    /// [`SolveError::Resources`] when the memory cannot be had.
+    pub fn new(rules: KalahRules, options: &SolverOptions) -> Result<Solver, SolveError> {
+        let table = Table::new(options.table_mib).map_err(SolveError::Resources)?;
+        let endgame = match options.endgame_seeds {
+            0 => None,
+            k => Some(Endgame::build(&rules, k).map_err(SolveError::Resources)?),
+        };
+        Ok(Solver {
+            bits: view::bits_for(rules.total_seeds()),
+            rules,
+            table,
+            endgame,
+            nodes: AtomicU64::new(0),
+        })
+    }
+
+    /// The rules solved.
+    pub fn rules(&self) -> &KalahRules {
+        &self.rules
+    }
+
+    /// The endgame database, if any.
+    pub fn endgame(&self) -> Option<&Endgame> {
+        self.endgame.as_ref()
+    }
+
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            rules: &self.rules,
+            table: &self.table,
+            endgame: self.endgame.as_ref(),
+            bits: self.bits,
+        }
+    }
+
+    /// The final margin for the mover of `state` with perfect play.
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`], or [`SolveError::Stopped`] when `stop`
+    /// came first.
+    pub fn value(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let shared = self.shared();
+        let mut search = Search::new(&shared, stop);
+        let v = search.solve(state, 0);
+        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+        if search.stopped {
+            return Err(SolveError::Stopped);
+        }
+        Ok(stores_margin(&self.rules, state, mover) + v)
+    }
+
+    /// Solves `state`: its value, every move's value and a principal
+    /// variation, with the root's moves spread over `threads` threads.
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`] for a finished game.
+    pub fn solve(&self, state: &KalahState, threads: usize) -> Result<Solution, SolveError> {
+        self.solve_until(state, threads, StopCondition::NEVER)
+    }
+
+    /// [`Solver::solve`], giving up when `stop` is reached.
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
+    /// [`SolveError::Resources`] when the threads cannot start.
+    pub fn solve_until(
+        &self,
+        state: &KalahState,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<Solution, SolveError> {
+        let t0 = Instant::now();
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let base = stores_margin(&self.rules, state, mover);
+        let nodes0 = self.nodes.load(Ordering::Relaxed);
+        let moves = self.move_values(state, threads, stop)?;
+        let value = moves
+            .iter()
+            .map(|m| m.value)
+            .max()
+            .expect("a game not over has moves");
+        let pv = self.principal_variation(state, value - base, stop)?;
+        let seconds = t0.elapsed().as_secs_f64();
+        Ok(Solution {
+            mover,
+            value,
+            moves,
+            pv,
+            stats: SolveStats {
+                nodes: self.nodes.load(Ordering::Relaxed) - nodes0,
+                seconds,
+                table_bytes: self.table.bytes(),
+                table_entries: self.table.filled(),
+                endgame_seeds: self.endgame.as_ref().map_or(0, Endgame::max_seeds),
+                endgame_positions: self.endgame.as_ref().map_or(0, Endgame::len),
+                endgame_seconds: self
+                    .endgame
+                    .as_ref()
+                    .map_or(Duration::ZERO, Endgame::build_time)
+                    .as_secs_f64(),
+            },
+        })
+    }
+
+    /// The value of every legal move of `state`, in move order, with the
+    /// moves spread over `threads` threads (1: this thread).
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
+    /// [`SolveError::Resources`] when the threads cannot start.
+    pub fn move_values(
+        &self,
+        state: &KalahState,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<Vec<MoveValue>, SolveError> {
+        let rules = &self.rules;
+        let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let base = stores_margin(rules, state, mover);
+        let kids = children(rules, state, mover);
+        let value_of = |(mv, child, gain, passes): &(Move, KalahState, i32, bool)| {
+            let value = match rules.to_move(child) {
+                None => *gain,
+                Some(_) => {
+                    let v = self.child_value(child, stop)?;
+                    if *passes {
+                        gain - v
+                    } else {
+                        gain + v
+                    }
+                }
+            };
+            Ok(MoveValue {
+                mv: *mv,
+                value: base + value,
+            })
+        };
+        if threads <= 1 {
+            return kids.iter().map(value_of).collect();
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))?;
+        pool.install(|| {
+            use rayon::prelude::*;
+            kids.par_iter().with_max_len(1).map(value_of).collect()
+        })
+    }
+
+    /// The value still to come for the mover of `state` (not over).
+    fn child_value(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
+        let shared = self.shared();
+        let mut search = Search::new(&shared, stop);
+        let v = search.solve(state, 0);
+        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+        if search.stopped {
+            Err(SolveError::Stopped)
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// Moves that keep the value `to_come` (still to come for the mover of
+    /// `state`), to the end of the game.
+    fn principal_variation(
+        &self,
+        state: &KalahState,
+        mut to_come: i32,
+        stop: StopCondition<'_>,
+    ) -> Result<Vec<Move>, SolveError> {
+        let rules = &self.rules;
+        let shared = self.shared();
+        let mut search = Search::new(&shared, stop);
+        let mut pv = Vec::new();
+        let mut state = *state;
+        while let Some(mover) = rules.to_move(&state) {
+            let kids = children(rules, &state, mover);
+            let mut chosen = None;
+            for (mv, child, gain, passes) in kids {
+                // Does this move reach the value? One null-window probe.
+                let reaches = match rules.to_move(&child) {
+                    None => gain >= to_come,
+                    Some(_) if passes => !search.at_least(&child, gain - to_come + 1),
+                    Some(_) => search.at_least(&child, to_come - gain),
+                };
+                if search.stopped {
+                    self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+                    return Err(SolveError::Stopped);
+                }
+                if reaches {
+                    let rest = if passes {
+                        gain - to_come
+                    } else {
+                        to_come - gain
+                    };
+                    chosen = Some((mv, child, rest, passes));
+                    break;
+                }
+            }
+            let (mv, child, rest, _) = chosen.expect("some move reaches the position's value");
+            pv.push(mv);
+            to_come = rest;
+            state = child;
+        }
+        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+        Ok(pv)
+    }
+
+    /// Forgets the table (the database stays).
+    pub fn clear_table(&self) {
+        self.table.clear();
+    }
+}

@@ -1,0 +1,331 @@
+//! The search: fail-soft alpha-beta on the margin still to come, driven by
+//! MTD(f) null-window probes, over a shared table of exact bounds.
+//!
+//! A node's value is the margin the mover gains from here on with perfect
+//! play (the stores' margin is added by the caller). A move's value is what
+//! it puts in the stores at once (`gain`, captures and the final sweep
+//! included) plus the child's value, negated when the turn passes.
+
+use mancala_agents::StopCondition;
+use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+
+use crate::endgame::Endgame;
+use crate::table::{Table, NO_MOVE};
+use crate::view::View;
+
+/// Nodes between two looks at the stop condition.
+const STOP_INTERVAL: u64 = 1 << 12;
+
+/// Enhanced transposition cutoffs are tried in positions with at least this
+/// many seeds more than the endgame database holds.
+const ETC_MARGIN: usize = 6;
+
+/// Most moves a position has: every pit, and the swap.
+const MAX_CHILDREN: usize = mancala_core::MAX_PITS + 1;
+
+/// Everything a search reads: rules, table, database.
+pub(crate) struct Shared<'a> {
+    pub rules: &'a KalahRules,
+    pub table: &'a Table,
+    pub endgame: Option<&'a Endgame>,
+    /// Bits per pit in table keys.
+    pub bits: u32,
+}
+
+/// One thread's search.
+pub(crate) struct Search<'a> {
+    shared: &'a Shared<'a>,
+    stop: StopCondition<'a>,
+    /// Positions visited.
+    pub nodes: u64,
+    /// Set once the stop condition was met: values are then meaningless.
+    pub stopped: bool,
+}
+
+/// How the game goes on after a move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// The game is over: the move's value is its gain.
+    Over,
+    /// The mover moves again.
+    Same,
+    /// The opponent moves.
+    Other,
+}
+
+/// A move of the node being searched. The child position is not kept (it
+/// is played again if searched): the list stays small and cheap to fill.
+#[derive(Clone, Copy)]
+struct Child {
+    mv: Move,
+    gain: i32,
+    next: Next,
+    priority: i32,
+}
+
+/// The mover's store minus the opponent's.
+#[inline]
+pub(crate) fn stores_margin(rules: &KalahRules, state: &KalahState, mover: Player) -> i32 {
+    let s = rules.scores(state);
+    i32::from(s[mover]) - i32::from(s[mover.opponent()])
+}
+
+/// Plays `mv` in `state` (whose mover is `mover`): the child, the gain and
+/// who moves next.
+#[inline]
+fn play(
+    rules: &KalahRules,
+    state: &KalahState,
+    mover: Player,
+    mv: Move,
+) -> (KalahState, i32, Next) {
+    let mut child = *state;
+    rules.play_unchecked(&mut child, mv);
+    let gain = stores_margin(rules, &child, mover) - stores_margin(rules, state, mover);
+    let next = match rules.to_move(&child) {
+        None => Next::Over,
+        Some(p) if p == mover => Next::Same,
+        Some(_) => Next::Other,
+    };
+    (child, gain, next)
+}
+
+impl<'a> Search<'a> {
+    pub fn new(shared: &'a Shared<'a>, stop: StopCondition<'a>) -> Search<'a> {
+        Search {
+            shared,
+            stop,
+            nodes: 0,
+            stopped: false,
+        }
+    }
+
+    /// The exact value of `state` (not over) for its mover, by MTD(f)
+    /// starting from `guess`.
+    pub fn solve(&mut self, state: &KalahState, guess: i32) -> i32 {
+        let rules = self.shared.rules;
+        let mover = rules.to_move(state).expect("solving a finished game");
+        let reach = View::of(rules, state, mover).reach();
+        let (mut lower, mut upper) = (-reach, reach);
+        let mut g = guess.clamp(lower, upper);
+        while lower < upper && !self.stopped {
+            let beta = if g == lower { g + 1 } else { g };
+            g = self.search(state, beta - 1, beta);
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+        }
+        lower
+    }
+
+    /// Whether the value of `state` is at least `threshold`.
+    pub fn at_least(&mut self, state: &KalahState, threshold: i32) -> bool {
+        self.search(state, threshold - 1, threshold) >= threshold
+    }
+
+    /// The value of `state` for its mover if it lies in `alpha+1..beta`; else
+    /// a bound on the side it fell (fail-soft).
+    pub fn search(&mut self, state: &KalahState, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(STOP_INTERVAL) && self.stop.reached() {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        let shared = self.shared;
+        let rules = shared.rules;
+        let mover = rules.to_move(state).expect("searching a finished game");
+        let view = View::of(rules, state, mover);
+        let seeds = view.seeds();
+        let reach = view.reach();
+        if let Some(db) = shared.endgame {
+            if view.swap == crate::view::NO_SWAP && seeds as usize <= db.max_seeds() {
+                return db.lookup(view.board(), seeds as usize);
+            }
+        }
+        let nodes_before = self.nodes;
+        let key = view.key(shared.bits);
+        let (mut lower, mut upper) = (-reach, reach);
+        let mut tt_move = NO_MOVE;
+        if let Some(e) = shared.table.probe(&key) {
+            lower = lower.max(i32::from(e.lower));
+            upper = upper.min(i32::from(e.upper));
+            tt_move = e.best;
+        }
+        if lower >= beta || lower == upper {
+            return lower;
+        }
+        if upper <= alpha {
+            return upper;
+        }
+        alpha = alpha.max(lower);
+        beta = beta.min(upper);
+
+        let pits = rules.pits();
+        // Enhanced transposition cutoffs cost a table probe per child: worth
+        // it only where subtrees are big, far from the endgame database.
+        let etc = seeds as usize >= shared.endgame.map_or(0, Endgame::max_seeds) + ETC_MARGIN;
+        let mut children = [Child {
+            mv: Move::Swap,
+            gain: 0,
+            next: Next::Over,
+            priority: 0,
+        }; MAX_CHILDREN];
+        let mut count = 0;
+        for mv in rules.legal_moves(state) {
+            let (child, mut gain, mut next) = play(rules, state, mover, mv);
+            // A child in the endgame database needs no search: its value is
+            // read here, with its siblings' (their memory loads overlap).
+            if next != Next::Over {
+                if let Some(v) = self.database_value(&child, next, gain) {
+                    (gain, next) = (v, Next::Over);
+                }
+            }
+            // Enhanced transposition cutoff: a child whose table bound
+            // already refutes this node saves the search of the others.
+            let known = match next {
+                Next::Over => Some((gain, gain)),
+                _ if etc => self.bounds(&child, next, gain),
+                _ => None,
+            };
+            if let Some((lo, _)) = known {
+                if lo >= beta {
+                    self.record(&key, lo, upper, mv, nodes_before);
+                    return lo;
+                }
+            }
+            let action = mv.action_index(pits) as u8;
+            let mut priority = gain * 4;
+            if next == Next::Same {
+                priority += 64;
+            }
+            if let Some((_, hi)) = known {
+                // A move known to be poor goes last.
+                if hi <= alpha {
+                    priority -= 1 << 12;
+                }
+            }
+            if action == tt_move {
+                priority += 1 << 16;
+            }
+            children[count] = Child {
+                mv,
+                gain,
+                next,
+                priority,
+            };
+            count += 1;
+        }
+        let children = &mut children[..count];
+        children.sort_unstable_by_key(|c| std::cmp::Reverse(c.priority));
+
+        let (alpha0, beta0) = (alpha, beta);
+        let mut best = i32::MIN;
+        let mut best_move = NO_MOVE;
+        for c in children.iter() {
+            let v = match c.next {
+                Next::Over => c.gain,
+                Next::Same => {
+                    let child = play(rules, state, mover, c.mv).0;
+                    c.gain + self.search(&child, alpha - c.gain, beta - c.gain)
+                }
+                Next::Other => {
+                    let child = play(rules, state, mover, c.mv).0;
+                    c.gain - self.search(&child, c.gain - beta, c.gain - alpha)
+                }
+            };
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = c.mv.action_index(pits) as u8;
+            }
+            if best > alpha {
+                alpha = best;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        let (lo, hi) = if best <= alpha0 {
+            (lower, best)
+        } else if best >= beta0 {
+            (best, upper)
+        } else {
+            (best, best)
+        };
+        let work = 64 - (self.nodes - nodes_before).leading_zeros();
+        shared
+            .table
+            .store(&key, lo as i16, hi as i16, best_move, work as u8);
+        best
+    }
+
+    /// A move's exact value when its child is in the endgame database.
+    #[inline]
+    fn database_value(&self, child: &KalahState, next: Next, gain: i32) -> Option<i32> {
+        let shared = self.shared;
+        let db = shared.endgame?;
+        let rules = shared.rules;
+        let mover = rules.to_move(child)?;
+        let view = View::of(rules, child, mover);
+        let seeds = view.seeds() as usize;
+        if view.swap != crate::view::NO_SWAP || seeds > db.max_seeds() {
+            return None;
+        }
+        let v = db.lookup(view.board(), seeds);
+        Some(if next == Next::Same {
+            gain + v
+        } else {
+            gain - v
+        })
+    }
+
+    /// What the table knows of a move's value: its child's bounds shifted
+    /// by the gain (and negated when the turn passes).
+    #[inline]
+    fn bounds(&self, child: &KalahState, next: Next, gain: i32) -> Option<(i32, i32)> {
+        let shared = self.shared;
+        let rules = shared.rules;
+        let mover = rules.to_move(child)?;
+        let view = View::of(rules, child, mover);
+        let e = shared.table.probe(&view.key(shared.bits))?;
+        let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
+        Some(match next {
+            Next::Same => (gain + lo, gain + hi),
+            _ => (gain - hi, gain - lo),
+        })
+    }
+
+    fn record(&self, key: &crate::table::Key, lo: i32, hi: i32, mv: Move, nodes_before: u64) {
+        let work = 64 - (self.nodes - nodes_before).leading_zeros();
+        let pits = self.shared.rules.pits();
+        self.shared.table.store(
+            key,
+            lo as i16,
+            hi.max(lo) as i16,
+            mv.action_index(pits) as u8,
+            work as u8,
+        );
+    }
+}
+
+/// The children of `state` (whose mover is `mover`) with their gains.
+pub(crate) fn children(
+    rules: &KalahRules,
+    state: &KalahState,
+    mover: Player,
+) -> Vec<(Move, KalahState, i32, bool)> {
+    rules
+        .legal_moves(state)
+        .into_iter()
+        .map(|mv| {
+            let (child, gain, next) = play(rules, state, mover, mv);
+            (mv, child, gain, next == Next::Other)
+        })
+        .collect()
+}

@@ -1,0 +1,121 @@
+//! End-to-end tests of `mancala solve` and of `perfect` as an agent.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn mancala(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(args)
+        .output()
+        .expect("run mancala")
+}
+
+#[test]
+fn solve_json_gives_the_value_every_move_and_a_line_that_keeps_it() {
+    let out = mancala(&[
+        "solve",
+        "--game",
+        "kalah:pits=3,seeds=3",
+        "--tt",
+        "16",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["solution"];
+    assert_eq!(v["game"], "kalah:pits=3,seeds=3");
+    assert_eq!(s["value"], 2);
+    assert_eq!(s["mover"], 0);
+    let moves: Vec<(String, i64)> = s["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["mv"].as_str().unwrap().to_string(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(moves, [("1".into(), 2), ("2".into(), 2), ("3".into(), -4)]);
+    // Replaying the principal variation ends the game with that margin.
+    let pv: Vec<&str> = s["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let replay = mancala(&[
+        "replay",
+        "--game",
+        "kalah:pits=3,seeds=3",
+        "--moves",
+        &pv.join(" "),
+        "--json",
+    ]);
+    assert!(replay.status.success());
+    let text = String::from_utf8_lossy(&replay.stdout);
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let scores = &last["final_scores"];
+    assert_eq!(
+        scores[0].as_i64().unwrap() - scores[1].as_i64().unwrap(),
+        2,
+        "{last}"
+    );
+}
+
+#[test]
+fn what_cannot_be_solved_is_the_users_error() {
+    for args in [
+        &["solve", "--game", "oware"][..],
+        &[
+            "solve",
+            "--game",
+            "kalah",
+            "--position",
+            "0,0,0,0,0,0/0,0,0,0,0,0/24,24/-",
+        ],
+        &["match", "perfect", "random", "--game", "oware", "-n", "2"],
+        &["match", "perfect:time=1s", "random", "-n", "2"],
+    ] {
+        let out = mancala(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn perfect_play_never_loses_the_won_side_of_a_small_board() {
+    // Kalah(3,3) is a first-player win by 2: moving first, perfect wins
+    // every game; second, it never loses by more than 2.
+    let out = mancala(&[
+        "match",
+        "perfect",
+        "greedy",
+        "--game",
+        "kalah:pits=3,seeds=3",
+        "-n",
+        "8",
+        "--opening-plies",
+        "0",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["forfeits"], 0);
+    let score = v["a_score"].as_f64().unwrap();
+    assert!(score >= 0.5, "{v}");
+}
