@@ -198,9 +198,12 @@ impl<'a> Search<'a> {
                 }
             }
             let action = mv.action_index(pits) as u8;
-            let mut priority = gain * 4;
+            let mut priority = gain * 64 - i32::from(action);
             if next == Next::Same {
-                priority += 64;
+                // Extra turns first, the one nearest the store first: it
+                // leaves the others' seed counts, and so their extra turns,
+                // as they were.
+                priority += 1024 + 2 * i32::from(action);
             }
             if let Some((_, hi)) = known {
                 // A move known to be poor goes last.
