@@ -76,12 +76,24 @@ pub struct StopCondition<'a> {
     pub cancel: Option<&'a AtomicBool>,
 }
 
-impl StopCondition<'_> {
+impl<'a> StopCondition<'a> {
     /// Never stops: the agent's own budget alone decides.
     pub const NEVER: StopCondition<'static> = StopCondition {
         deadline: None,
         cancel: None,
     };
+
+    /// This condition with an agent's own deadline as well: whichever of
+    /// the two comes first.
+    pub fn or_by(self, own: Option<Instant>) -> StopCondition<'a> {
+        StopCondition {
+            deadline: match (own, self.deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            cancel: self.cancel,
+        }
+    }
 
     /// Whether the search must stop now.
     pub fn reached(&self) -> bool {

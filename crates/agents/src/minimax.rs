@@ -303,13 +303,7 @@ impl<G: Game> Agent<G> for Minimax<G> {
             Budget::Sims(_) => (8, None),
         };
         // The earlier of the two deadlines; one check serves both.
-        let stop = StopCondition {
-            deadline: match (own_deadline, outer.deadline) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            cancel: outer.cancel,
-        };
+        let stop = outer.or_by(own_deadline);
         self.nodes = 0;
         self.stopped = false;
 

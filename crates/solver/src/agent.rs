@@ -235,14 +235,7 @@ impl<G: Game> Agent<G> for Perfect<G> {
                 game.name()
             )));
         };
-        let own = self.spec.time.and_then(|t| t0.checked_add(t));
-        let stop = StopCondition {
-            deadline: match (own, outer.deadline) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            cancel: outer.cancel,
-        };
+        let stop = outer.or_by(self.spec.time.and_then(|t| t0.checked_add(t)));
         self.info = SearchInfo::default();
         let result = self.solve(rules, kalah, stop);
         self.info.elapsed = t0.elapsed();
