@@ -40,7 +40,9 @@ pub use greedy::Greedy;
 pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, RootNoise};
 pub use minimax::{Minimax, MinimaxOptions};
 pub use random::RandomAgent;
-pub use spec::{format_duration, parse_duration, spec_names, AgentSpec, Budget};
+pub use spec::{
+    format_duration, parse_duration, spec_names, AgentSpec, Budget, MAX_DURATION, MIN_DURATION,
+};
 
 /// An error of an agent while choosing a move.
 #[derive(Debug, Error)]
