@@ -35,8 +35,9 @@ pub struct Endgame {
     max_seeds: usize,
     /// Cells: 2n.
     cells: usize,
-    /// `count[r][m]`: placements of `r` seeds in `m` cells.
-    count: Vec<Vec<u64>>,
+    /// Placements of `r` seeds in `m` cells at `r * (cells + 1) + m`: one
+    /// flat table, read on every database look-up.
+    count: Vec<u64>,
     /// First index of each level.
     offset: Vec<u64>,
     values: Vec<AtomicI8>,
@@ -89,21 +90,19 @@ impl Endgame {
             .filter(|&n| usize::try_from(n).is_ok())
             .ok_or_else(|| format!("an endgame database of {max_seeds} seeds is too large"))?
             as usize;
-        let count: Vec<Vec<u64>> = (0..=max_seeds)
-            .map(|r| {
-                (0..=cells)
-                    .map(|m| match m {
-                        0 => u64::from(r == 0),
-                        _ => binomial(r + m - 1, m - 1).expect("fits, as the total does"),
-                    })
-                    .collect()
+        let count: Vec<u64> = (0..=max_seeds)
+            .flat_map(|r| {
+                (0..=cells).map(move |m| match m {
+                    0 => u64::from(r == 0),
+                    _ => binomial(r + m - 1, m - 1).expect("fits, as the total does"),
+                })
             })
             .collect();
         let mut offset = Vec::with_capacity(max_seeds + 2);
         let mut acc = 0u64;
-        for level in count.iter().take(max_seeds + 1) {
+        for level in 0..=max_seeds {
             offset.push(acc);
-            acc += level[cells];
+            acc += count[level * (cells + 1) + cells];
         }
         offset.push(acc);
         let mut values = Vec::new();
@@ -170,6 +169,12 @@ impl Endgame {
         i32::from(v)
     }
 
+    /// Placements of `seeds` seeds in `cells` cells.
+    #[inline]
+    fn placements(&self, seeds: usize, cells: usize) -> u64 {
+        self.count[seeds * (self.cells + 1) + cells]
+    }
+
     #[inline]
     fn index(&self, board: &[u8], seeds: usize) -> usize {
         let cells = self.cells;
@@ -178,7 +183,7 @@ impl Endgame {
         for (i, &c) in board[..cells - 1].iter().enumerate() {
             let c = c as usize;
             let after = cells - i;
-            rank += self.count[rest][after] - self.count[rest - c][after];
+            rank += self.placements(rest, after) - self.placements(rest - c, after);
             rest -= c;
         }
         (self.offset[seeds] + rank) as usize
@@ -191,8 +196,8 @@ impl Endgame {
         for (i, cell) in board[..cells - 1].iter_mut().enumerate() {
             let after = cells - i - 1;
             let mut c = 0;
-            while index >= self.count[rest - c][after] {
-                index -= self.count[rest - c][after];
+            while index >= self.placements(rest - c, after) {
+                index -= self.placements(rest - c, after);
                 c += 1;
             }
             *cell = c as u8;

@@ -53,11 +53,11 @@ enum Next {
     Other,
 }
 
-/// A move of the node being searched. The child position is not kept (it
-/// is played again if searched): the list stays small and cheap to fill.
+/// A move of the node being searched; its position is `states[slot]`.
 #[derive(Clone, Copy)]
 struct Child {
     mv: Move,
+    slot: u8,
     gain: i32,
     next: Next,
     priority: i32,
@@ -168,8 +168,12 @@ impl<'a> Search<'a> {
         // Enhanced transposition cutoffs cost a table probe per child: worth
         // it only where subtrees are big, far from the endgame database.
         let etc = seeds as usize >= shared.endgame.map_or(0, Endgame::max_seeds) + ETC_MARGIN;
+        // Child positions are kept apart from the list that gets sorted, so
+        // sorting moves small records and no move is played twice.
+        let mut states = [*state; MAX_CHILDREN];
         let mut children = [Child {
             mv: Move::Swap,
+            slot: 0,
             gain: 0,
             next: Next::Over,
             priority: 0,
@@ -214,8 +218,10 @@ impl<'a> Search<'a> {
             if action == tt_move {
                 priority += 1 << 16;
             }
+            states[count] = child;
             children[count] = Child {
                 mv,
+                slot: count as u8,
                 gain,
                 next,
                 priority,
@@ -232,12 +238,12 @@ impl<'a> Search<'a> {
             let v = match c.next {
                 Next::Over => c.gain,
                 Next::Same => {
-                    let child = play(rules, state, mover, c.mv).0;
-                    c.gain + self.search(&child, alpha - c.gain, beta - c.gain)
+                    let child = &states[usize::from(c.slot)];
+                    c.gain + self.search(child, alpha - c.gain, beta - c.gain)
                 }
                 Next::Other => {
-                    let child = play(rules, state, mover, c.mv).0;
-                    c.gain - self.search(&child, c.gain - beta, c.gain - alpha)
+                    let child = &states[usize::from(c.slot)];
+                    c.gain - self.search(child, c.gain - beta, c.gain - alpha)
                 }
             };
             if self.stopped {
