@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 use mancala_core::{Game, KalahRules, Player, MAX_PITS};
 use rayon::prelude::*;
 
+use crate::view::View;
+
 const UNKNOWN: i8 = i8::MIN;
 
 /// The largest database levels this module builds (values fit an `i8`).
@@ -231,11 +233,8 @@ impl Endgame {
                 let v = match rules.to_move(&child) {
                     None => gain,
                     Some(next) => {
-                        let mut cb = [0u8; 2 * MAX_PITS];
-                        cb[..n].copy_from_slice(rules.row(&child, next));
-                        cb[n..2 * n].copy_from_slice(rules.row(&child, next.opponent()));
-                        let s: usize = cb[..2 * n].iter().map(|&x| x as usize).sum();
-                        let f = self.value(&cb[..2 * n], s);
+                        let view = View::of(rules, &child, next);
+                        let f = self.value(view.board(), view.seeds() as usize);
                         if next == Player::ZERO {
                             gain + f
                         } else {

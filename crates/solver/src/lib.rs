@@ -245,14 +245,7 @@ impl Solver {
     /// came first.
     pub fn value(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
-        let shared = self.shared();
-        let mut search = Search::new(&shared, stop);
-        let v = search.solve(state, 0);
-        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
-        if search.stopped {
-            return Err(SolveError::Stopped);
-        }
-        Ok(stores_margin(&self.rules, state, mover) + v)
+        Ok(stores_margin(&self.rules, state, mover) + self.to_come(state, stop)?)
     }
 
     /// Solves `state`: its value, every move's value and a principal
@@ -328,7 +321,7 @@ impl Solver {
             let value = match rules.to_move(child) {
                 None => *gain,
                 Some(_) => {
-                    let v = self.child_value(child, stop)?;
+                    let v = self.to_come(child, stop)?;
                     if *passes {
                         gain - v
                     } else {
@@ -355,7 +348,7 @@ impl Solver {
     }
 
     /// The value still to come for the mover of `state` (not over).
-    fn child_value(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
+    fn to_come(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         let shared = self.shared();
         let mut search = Search::new(&shared, stop);
         let v = search.solve(state, 0);
