@@ -37,7 +37,8 @@ mod search;
 pub mod table;
 mod view;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
@@ -301,8 +302,14 @@ impl Solver {
         })
     }
 
-    /// The value of every legal move of `state`, in move order, with the
-    /// moves spread over `threads` threads (1: this thread).
+    /// The value of every legal move of `state`, in move order, found by
+    /// `threads` threads (1: this thread).
+    ///
+    /// This thread first finds the position's own value; every move's
+    /// search then starts from it (the best move's value is that value, the
+    /// others' first probe fails low at once on what the table learnt), which
+    /// costs far less than one MTD(f) from scratch per move. Meanwhile the
+    /// other threads solve the moves, best first, filling the shared table.
     ///
     /// # Errors
     /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
@@ -317,34 +324,75 @@ impl Solver {
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
         let base = stores_margin(rules, state, mover);
         let kids = children(rules, state, mover);
-        let value_of = |(mv, child, gain, passes): &(Move, KalahState, i32, bool)| {
-            let value = match rules.to_move(child) {
-                None => *gain,
-                Some(_) => {
-                    let v = self.to_come(child, stop)?;
-                    if *passes {
-                        gain - v
-                    } else {
-                        gain + v
+        // The queue of moves, most promising first, except that the very
+        // first goes last: the root's own search looks at it first.
+        let mut queue: Vec<usize> = (0..kids.len()).collect();
+        queue.sort_by_key(|&i| std::cmp::Reverse((!kids[i].3, kids[i].2)));
+        queue.rotate_left(1);
+        let shared = self.shared();
+        let root = OnceLock::new();
+        let next = AtomicUsize::new(0);
+        let values: Vec<OnceLock<i32>> = kids.iter().map(|_| OnceLock::new()).collect();
+        let work = |first: bool| -> Result<(), SolveError> {
+            let mut search = Search::new(&shared, stop);
+            let result = (|| {
+                if first {
+                    let v = search.solve(state, 0);
+                    if search.stopped {
+                        return Err(SolveError::Stopped);
                     }
+                    let _ = root.set(v);
                 }
-            };
-            Ok(MoveValue {
-                mv: *mv,
-                value: base + value,
-            })
+                loop {
+                    let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        return Ok(());
+                    };
+                    let (_, child, gain, passes) = &kids[i];
+                    let value = if rules.to_move(child).is_none() {
+                        *gain
+                    } else {
+                        // No move is worth more than the root: start there.
+                        let guess = root
+                            .get()
+                            .map_or(0, |&r| if *passes { gain - r } else { r - gain });
+                        let v = search.solve(child, guess);
+                        if search.stopped {
+                            return Err(SolveError::Stopped);
+                        }
+                        if *passes {
+                            gain - v
+                        } else {
+                            gain + v
+                        }
+                    };
+                    let _ = values[i].set(value);
+                }
+            })();
+            self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+            result
         };
-        if threads <= 1 {
-            return kids.iter().map(value_of).collect();
-        }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))?;
-        pool.install(|| {
-            use rayon::prelude::*;
-            kids.par_iter().with_max_len(1).map(value_of).collect()
-        })
+        std::thread::scope(|scope| {
+            let helpers = (1..threads.max(1))
+                .map(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, || work(false))
+                        .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mine = work(true);
+            for h in helpers {
+                h.join().expect("a solver thread panicked")?;
+            }
+            mine
+        })?;
+        Ok(kids
+            .iter()
+            .zip(&values)
+            .map(|((mv, ..), v)| MoveValue {
+                mv: *mv,
+                value: base + *v.get().expect("every move was solved"),
+            })
+            .collect())
     }
 
     /// The value still to come for the mover of `state` (not over).

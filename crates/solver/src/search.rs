@@ -202,7 +202,10 @@ impl<'a> Search<'a> {
                 }
             }
             let action = mv.action_index(pits) as u8;
-            let mut priority = gain * 64 - i32::from(action);
+            // Among moves of equal gain, the pit nearest the store first:
+            // across boards this cut the nodes of a solve 3 to 15 times
+            // against the farthest first.
+            let mut priority = gain * 64 + i32::from(action);
             if next == Next::Same {
                 // Extra turns first, the one nearest the store first: it
                 // leaves the others' seed counts, and so their extra turns,
