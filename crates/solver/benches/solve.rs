@@ -27,6 +27,7 @@ fn solve(c: &mut Criterion) {
                 SolverOptions {
                     table_mib: 64,
                     endgame_seeds: 0,
+                    endgame_dir: None,
                 },
             ),
             (
@@ -34,6 +35,7 @@ fn solve(c: &mut Criterion) {
                 SolverOptions {
                     table_mib: 64,
                     endgame_seeds: 0,
+                    endgame_dir: None,
                 }
                 .with_endgame_positions(1 << 20, rules.pits()),
             ),

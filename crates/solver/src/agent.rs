@@ -152,6 +152,7 @@ fn shared_solver(rules: &KalahRules, table_mib: usize) -> Result<Arc<Solver>, So
     let options = SolverOptions {
         table_mib,
         endgame_seeds: 0,
+        endgame_dir: None,
     }
     .with_endgame_positions(AGENT_ENDGAME_POSITIONS, rules.pits());
     let options = SolverOptions {

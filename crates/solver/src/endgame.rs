@@ -17,6 +17,8 @@
 //! a placement is how many placements of the same seeds come before it in
 //! lexicographic order, so the table has no holes.
 
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI8, Ordering};
 use std::time::{Duration, Instant};
 
@@ -29,6 +31,17 @@ const UNKNOWN: i8 = i8::MIN;
 
 /// The largest database levels this module builds (values fit an `i8`).
 pub const MAX_DB_SEEDS: usize = 120;
+
+/// FNV-1a over the values, 8 bytes at a time: catches a damaged file.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for chunk in bytes.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(0x0100_0000_01B3);
+    }
+    h
+}
 
 /// A built database.
 pub struct Endgame {
@@ -85,6 +98,30 @@ impl Endgame {
     /// A message when it is too large to hold.
     pub fn build(rules: &KalahRules, max_seeds: usize) -> Result<Endgame, String> {
         let t0 = Instant::now();
+        let max_seeds = max_seeds.min(MAX_DB_SEEDS);
+        let cells = 2 * rules.pits();
+        let mut db = Endgame::empty(rules, max_seeds)?;
+        for level in 0..=max_seeds {
+            let (start, end) = (db.offset[level], db.offset[level + 1]);
+            // Chunks of indices, each unranked once and then stepped.
+            let chunk = 1u64 << 12;
+            let chunks = (end - start).div_ceil(chunk);
+            (0..chunks).into_par_iter().for_each(|k| {
+                let first = start + k * chunk;
+                let last = (first + chunk).min(end);
+                let mut board = [0u8; 2 * MAX_PITS];
+                for index in first..last {
+                    db.unrank(index - start, level, &mut board[..cells]);
+                    db.value(&board[..cells], level);
+                }
+            });
+        }
+        db.build_time = t0.elapsed();
+        Ok(db)
+    }
+
+    /// The database's tables with every value unknown.
+    fn empty(rules: &KalahRules, max_seeds: usize) -> Result<Endgame, String> {
         let pits = rules.pits();
         let cells = 2 * pits;
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
@@ -114,7 +151,7 @@ impl Endgame {
         values.resize_with(total, || AtomicI8::new(UNKNOWN));
         let mut without_pie = *rules;
         without_pie.pie = false;
-        let mut db = Endgame {
+        Ok(Endgame {
             rules: without_pie,
             max_seeds,
             cells,
@@ -122,24 +159,143 @@ impl Endgame {
             offset,
             values,
             build_time: Duration::ZERO,
-        };
-        for level in 0..=max_seeds {
-            let (start, end) = (db.offset[level], db.offset[level + 1]);
-            // Chunks of indices, each unranked once and then stepped.
-            let chunk = 1u64 << 12;
-            let chunks = (end - start).div_ceil(chunk);
-            (0..chunks).into_par_iter().for_each(|k| {
-                let first = start + k * chunk;
-                let last = (first + chunk).min(end);
-                let mut board = [0u8; 2 * MAX_PITS];
-                for index in first..last {
-                    db.unrank(index - start, level, &mut board[..cells]);
-                    db.value(&board[..cells], level);
-                }
-            });
+        })
+    }
+
+    /// What the values depend on: the pit count and the rules that change
+    /// play (not the seeds per pit, nor the pie rule, which a database
+    /// position never has pending), and the fullest level. Written in a
+    /// saved database and part of its file name.
+    pub fn fingerprint(rules: &KalahRules, max_seeds: usize) -> String {
+        format!(
+            "kalah-pits{}-{}-{}-{}-k{max_seeds}",
+            rules.pits(),
+            if rules.empty_capture {
+                "empty_capture"
+            } else {
+                "standard_capture"
+            },
+            format!("{:?}", rules.game_end).to_lowercase(),
+            format!("{:?}", rules.leftover).to_lowercase(),
+        )
+    }
+
+    /// Loads the database of `rules` up to `max_seeds` seeds from `dir`
+    /// when a saved one is there, else builds it and saves it there, so
+    /// that the next run (of any board with as many pits) skips the build.
+    ///
+    /// # Errors
+    /// A message when the memory cannot be had, or the folder or a file in
+    /// it cannot be read or written. A saved file that is damaged or not a
+    /// database of these rules is an error too, naming the file, rather
+    /// than being overwritten unseen.
+    pub fn load_or_build(
+        rules: &KalahRules,
+        max_seeds: usize,
+        dir: &Path,
+    ) -> Result<Endgame, String> {
+        let max_seeds = max_seeds.min(MAX_DB_SEEDS);
+        let path = Endgame::path_in(dir, rules, max_seeds);
+        if path.exists() {
+            return Endgame::load(rules, max_seeds, &path);
         }
+        let db = Endgame::build(rules, max_seeds)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the database folder {}: {e}", dir.display()))?;
+        db.save(&path)?;
+        Ok(db)
+    }
+
+    /// Where [`Endgame::load_or_build`] keeps the database of `rules` up to
+    /// `max_seeds` seeds in `dir`.
+    pub fn path_in(dir: &Path, rules: &KalahRules, max_seeds: usize) -> PathBuf {
+        dir.join(format!(
+            "{}.endgame",
+            Endgame::fingerprint(rules, max_seeds)
+        ))
+    }
+
+    /// Writes the database to `path`: a header line naming what it holds,
+    /// the values, and a checksum of them. The file is written under a
+    /// temporary name and renamed, so an interrupted save leaves no
+    /// half-written database behind.
+    ///
+    /// # Errors
+    /// A message naming the file when it cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+        let bytes: Vec<u8> = self
+            .values
+            .iter()
+            .map(|v| v.load(Ordering::Relaxed) as u8)
+            .collect();
+        let tmp = path.with_extension("partial");
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(err)?);
+        out.write_all(self.header().as_bytes()).map_err(err)?;
+        out.write_all(&bytes).map_err(err)?;
+        out.write_all(&checksum(&bytes).to_le_bytes())
+            .map_err(err)?;
+        out.into_inner()
+            .map_err(|e| err(e.into_error()))?
+            .sync_all()
+            .map_err(err)?;
+        std::fs::rename(&tmp, path).map_err(err)
+    }
+
+    /// Reads a database saved by [`Endgame::save`], checking that it is the
+    /// database of `rules` up to `max_seeds` seeds and is intact.
+    ///
+    /// # Errors
+    /// A message naming the file and what is wrong with it.
+    pub fn load(rules: &KalahRules, max_seeds: usize, path: &Path) -> Result<Endgame, String> {
+        let t0 = Instant::now();
+        let bad = |what: &str| {
+            format!(
+                "{}: {what}; delete it to have it built again",
+                path.display()
+            )
+        };
+        let mut db = Endgame::empty(rules, max_seeds)?;
+        let mut file = std::io::BufReader::new(
+            std::fs::File::open(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        );
+        let header = db.header();
+        let mut got = vec![0u8; header.len()];
+        file.read_exact(&mut got)
+            .map_err(|_| bad("too short to be an endgame database"))?;
+        if got != header.as_bytes() {
+            return Err(bad(&format!(
+                "not the endgame database expected (its header is not {:?})",
+                header.trim_end()
+            )));
+        }
+        let mut bytes = vec![0u8; db.values.len()];
+        file.read_exact(&mut bytes)
+            .map_err(|_| bad("truncated: fewer values than the database holds"))?;
+        let mut sum = [0u8; 8];
+        file.read_exact(&mut sum)
+            .map_err(|_| bad("truncated: its checksum is missing"))?;
+        if file.read(&mut [0u8; 1]).map_err(|e| bad(&e.to_string()))? != 0 {
+            return Err(bad("longer than the database it says it holds"));
+        }
+        if u64::from_le_bytes(sum) != checksum(&bytes) {
+            return Err(bad("damaged: its checksum does not match its values"));
+        }
+        if bytes.iter().any(|&b| b as i8 == UNKNOWN) {
+            return Err(bad("incomplete: some values were never worked out"));
+        }
+        db.values = bytes.into_iter().map(|b| AtomicI8::new(b as i8)).collect();
         db.build_time = t0.elapsed();
         Ok(db)
+    }
+
+    fn header(&self) -> String {
+        format!(
+            "mancala endgame database v1 {} positions={}\n",
+            Endgame::fingerprint(&self.rules, self.max_seeds),
+            self.values.len()
+        )
     }
 
     /// The fullest level.
@@ -275,5 +431,47 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn a_saved_database_loads_with_the_same_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = KalahRules::new(3, 2).unwrap();
+        let built = Endgame::load_or_build(&rules, 6, dir.path()).unwrap();
+        let path = Endgame::path_in(dir.path(), &rules, 6);
+        assert!(path.exists());
+        // Another board with as many pits reads the same file.
+        let other = KalahRules::new(3, 5).unwrap();
+        let loaded = Endgame::load_or_build(&other, 6, dir.path()).unwrap();
+        assert_eq!(loaded.len(), built.len());
+        for (a, b) in built.values.iter().zip(&loaded.values) {
+            assert_eq!(a.load(Ordering::Relaxed), b.load(Ordering::Relaxed));
+        }
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_database_file_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = KalahRules::new(2, 2).unwrap();
+        let db = Endgame::build(&rules, 4).unwrap();
+        let path = dir.path().join("db.endgame");
+        db.save(&path).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+
+        let mut capture = rules;
+        capture.empty_capture = true;
+        let err = Endgame::load(&capture, 4, &path).unwrap_err();
+        assert!(err.contains("not the endgame database expected"), "{err}");
+        assert!(err.contains("db.endgame"), "{err}");
+
+        let last_value = bytes.len() - 9;
+        bytes[last_value] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = Endgame::load(&rules, 4, &path).unwrap_err();
+        assert!(err.contains("checksum does not match"), "{err}");
+
+        std::fs::write(&path, &bytes[..bytes.len() - 20]).unwrap();
+        let err = Endgame::load(&rules, 4, &path).unwrap_err();
+        assert!(err.contains("truncated"), "{err}");
     }
 }

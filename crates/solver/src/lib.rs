@@ -37,7 +37,7 @@ mod search;
 pub mod table;
 mod view;
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -73,6 +73,10 @@ pub struct SolverOptions {
     pub table_mib: usize,
     /// Seeds in the fullest endgame database level (0: no database).
     pub endgame_seeds: usize,
+    /// A folder where databases are kept: loaded from there when saved
+    /// before, else built and saved there ([`Endgame::load_or_build`]).
+    /// `None`: built in memory each time.
+    pub endgame_dir: Option<std::path::PathBuf>,
 }
 
 /// Default table size: 1 GiB (about 45 M positions).
@@ -88,6 +92,7 @@ impl SolverOptions {
         SolverOptions {
             table_mib: 16,
             endgame_seeds: 0,
+            endgame_dir: None,
         }
         .with_endgame_positions(1 << 20, 3)
     }
@@ -99,6 +104,7 @@ impl SolverOptions {
         let mut options = SolverOptions {
             table_mib: DEFAULT_TABLE_MIB,
             endgame_seeds: 0,
+            endgame_dir: None,
         }
         .with_endgame_positions(DEFAULT_ENDGAME_POSITIONS, rules.pits());
         options.endgame_seeds = options.endgame_seeds.min(rules.total_seeds());
@@ -209,7 +215,13 @@ impl Solver {
         let table = Table::new(options.table_mib).map_err(SolveError::Resources)?;
         let endgame = match options.endgame_seeds {
             0 => None,
-            k => Some(Endgame::build(&rules, k).map_err(SolveError::Resources)?),
+            k => Some(
+                match &options.endgame_dir {
+                    Some(dir) => Endgame::load_or_build(&rules, k, dir),
+                    None => Endgame::build(&rules, k),
+                }
+                .map_err(SolveError::Resources)?,
+            ),
         };
         Ok(Solver {
             bits: view::bits_for(rules.total_seeds()),
@@ -305,12 +317,6 @@ impl Solver {
     /// The value of every legal move of `state`, in move order, found by
     /// `threads` threads (1: this thread).
     ///
-    /// This thread first finds the position's own value; every move's
-    /// search then starts from it (the best move's value is that value, the
-    /// others' first probe fails low at once on what the table learnt), which
-    /// costs far less than one MTD(f) from scratch per move. Meanwhile the
-    /// other threads solve the moves, best first, filling the shared table.
-    ///
     /// # Errors
     /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
     /// [`SolveError::Resources`] when the threads cannot start.
@@ -320,9 +326,57 @@ impl Solver {
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<Vec<MoveValue>, SolveError> {
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let base = stores_margin(&self.rules, state, mover);
+        let (_, moves) = self.root_search(state, threads, stop, true)?;
+        Ok(moves
+            .into_iter()
+            .map(|(mv, v)| MoveValue {
+                mv,
+                value: base + v.expect("every move was solved"),
+            })
+            .collect())
+    }
+
+    /// [`Solver::value`] found by `threads` threads: while this one searches
+    /// the position, the others solve its moves, best first, and what they
+    /// learn reaches it through the shared table.
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
+    /// [`SolveError::Resources`] when the threads cannot start.
+    pub fn value_with_threads(
+        &self,
+        state: &KalahState,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<i32, SolveError> {
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let base = stores_margin(&self.rules, state, mover);
+        Ok(base + self.root_search(state, threads, stop, false)?.0)
+    }
+
+    /// The value still to come for the mover of `state` and, with
+    /// `every_move`, each move's value (the gain included, the stores'
+    /// margin before it not), found by `threads` threads.
+    ///
+    /// This thread finds the position's own value first. The others solve
+    /// its moves meanwhile, best first; with `every_move` this thread then
+    /// joins them, every move's search starting from the position's value
+    /// (the best move's value is that value; the others' first probe fails
+    /// low at once on what the table learnt), which costs far less than one
+    /// MTD(f) from scratch per move. Without it they stop once the position
+    /// is solved.
+    #[allow(clippy::type_complexity)]
+    fn root_search(
+        &self,
+        state: &KalahState,
+        threads: usize,
+        stop: StopCondition<'_>,
+        every_move: bool,
+    ) -> Result<(i32, Vec<(Move, Option<i32>)>), SolveError> {
         let rules = &self.rules;
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
-        let base = stores_margin(rules, state, mover);
         let kids = children(rules, state, mover);
         // The queue of moves, most promising first, except that the very
         // first goes last: the root's own search looks at it first.
@@ -331,10 +385,12 @@ impl Solver {
         queue.rotate_left(1);
         let shared = self.shared();
         let root = OnceLock::new();
+        let done = AtomicBool::new(false);
         let next = AtomicUsize::new(0);
         let values: Vec<OnceLock<i32>> = kids.iter().map(|_| OnceLock::new()).collect();
         let work = |first: bool| -> Result<(), SolveError> {
             let mut search = Search::new(&shared, stop);
+            search.abort = Some(&done);
             let result = (|| {
                 if first {
                     let v = search.solve(state, 0);
@@ -342,6 +398,10 @@ impl Solver {
                         return Err(SolveError::Stopped);
                     }
                     let _ = root.set(v);
+                    if !every_move {
+                        done.store(true, Ordering::Relaxed);
+                        return Ok(());
+                    }
                 }
                 loop {
                     let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) else {
@@ -357,7 +417,12 @@ impl Solver {
                             .map_or(0, |&r| if *passes { gain - r } else { r - gain });
                         let v = search.solve(child, guess);
                         if search.stopped {
-                            return Err(SolveError::Stopped);
+                            // Stopped by the caller, or no longer needed.
+                            return if done.load(Ordering::Relaxed) {
+                                Ok(())
+                            } else {
+                                Err(SolveError::Stopped)
+                            };
                         }
                         if *passes {
                             gain - v
@@ -378,21 +443,28 @@ impl Solver {
                         .spawn_scoped(scope, || work(false))
                         .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))
                 })
-                .collect::<Result<Vec<_>, _>>()?;
-            let mine = work(true);
-            for h in helpers {
+                .collect::<Result<Vec<_>, _>>();
+            let mine = match helpers {
+                Ok(_) => work(true),
+                Err(_) => {
+                    // The helpers that did start are told to stop.
+                    done.store(true, Ordering::Relaxed);
+                    Ok(())
+                }
+            };
+            for h in helpers? {
                 h.join().expect("a solver thread panicked")?;
             }
             mine
         })?;
-        Ok(kids
-            .iter()
-            .zip(&values)
-            .map(|((mv, ..), v)| MoveValue {
-                mv: *mv,
-                value: base + *v.get().expect("every move was solved"),
-            })
-            .collect())
+        let root = *root.get().expect("the root was solved");
+        Ok((
+            root,
+            kids.iter()
+                .zip(values)
+                .map(|((mv, ..), v)| (*mv, v.into_inner()))
+                .collect(),
+        ))
     }
 
     /// The value still to come for the mover of `state` (not over).
@@ -452,6 +524,11 @@ impl Solver {
         }
         self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
         Ok(pv)
+    }
+
+    /// Positions searched by this solver so far, on all threads.
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
     }
 
     /// Forgets the table (the database stays).

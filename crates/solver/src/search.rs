@@ -6,6 +6,8 @@
 //! it puts in the stores at once (`gain`, captures and the final sweep
 //! included) plus the child's value, negated when the turn passes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use mancala_agents::StopCondition;
 use mancala_core::{Game, KalahRules, KalahState, Move, Player};
 
@@ -36,6 +38,8 @@ pub(crate) struct Shared<'a> {
 pub(crate) struct Search<'a> {
     shared: &'a Shared<'a>,
     stop: StopCondition<'a>,
+    /// Raised when another thread no longer needs this search's result.
+    pub abort: Option<&'a AtomicBool>,
     /// Positions visited.
     pub nodes: u64,
     /// Set once the stop condition was met: values are then meaningless.
@@ -95,6 +99,7 @@ impl<'a> Search<'a> {
         Search {
             shared,
             stop,
+            abort: None,
             nodes: 0,
             stopped: false,
         }
@@ -129,7 +134,9 @@ impl<'a> Search<'a> {
     /// a bound on the side it fell (fail-soft).
     pub fn search(&mut self, state: &KalahState, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(STOP_INTERVAL) && self.stop.reached() {
+        if self.nodes.is_multiple_of(STOP_INTERVAL)
+            && (self.stop.reached() || self.abort.is_some_and(|a| a.load(Ordering::Relaxed)))
+        {
             self.stopped = true;
         }
         if self.stopped {

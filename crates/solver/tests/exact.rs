@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use mancala_core::{Game, GameEnd, KalahRules, KalahState, Leftover, Player};
+use mancala_agents::StopCondition;
+use mancala_core::{Game, GameEnd, GameSpec, KalahRules, KalahState, Leftover, Player};
 use mancala_solver::{Endgame, Solver, SolverOptions};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -128,6 +129,7 @@ fn the_solver_agrees_with_plain_minimax_under_every_option() {
     let no_db = SolverOptions {
         table_mib: 1,
         endgame_seeds: 0,
+        endgame_dir: None,
     };
     let mut checked = 0;
     for (pits, seeds) in [(1, 1), (1, 3), (2, 1), (2, 2), (3, 1), (3, 2), (4, 1)] {
@@ -142,6 +144,7 @@ fn the_solver_with_a_database_and_a_tiny_table_agrees_too() {
     let options = SolverOptions {
         table_mib: 0,
         endgame_seeds: 5,
+        endgame_dir: None,
     };
     let mut checked = 0;
     for (pits, seeds) in [(2, 2), (3, 2), (3, 3)] {
@@ -194,4 +197,37 @@ fn kalah_6_4_is_a_win_by_10_under_empty_capture() {
 fn kalah_6_4_is_a_win_by_8_under_standard_rules() {
     // Rawlings (2015).
     assert_eq!(solve_start("kalah"), 8);
+}
+
+#[test]
+fn every_thread_count_finds_the_same_values() {
+    for spec in [
+        "kalah:pits=4,seeds=3",
+        "kalah:pits=4,seeds=3,empty_capture=true,pie=true",
+    ] {
+        let GameSpec::Kalah(rules) = spec.parse::<GameSpec>().unwrap() else {
+            unreachable!()
+        };
+        let options = SolverOptions {
+            table_mib: 4,
+            endgame_seeds: 4,
+            endgame_dir: None,
+        };
+        let one = Solver::new(rules, &options).unwrap();
+        let expected = one.solve(&rules.start(), 1).unwrap();
+        for threads in [2, 3] {
+            let solver = Solver::new(rules, &options).unwrap();
+            let value = solver
+                .value_with_threads(&rules.start(), threads, StopCondition::NEVER)
+                .unwrap();
+            assert_eq!(value, expected.value, "{spec} on {threads} threads");
+            solver.clear_table();
+            let moves = solver.move_values(&rules.start(), threads, StopCondition::NEVER);
+            assert_eq!(
+                moves.unwrap(),
+                expected.moves,
+                "{spec} on {threads} threads"
+            );
+        }
+    }
 }
