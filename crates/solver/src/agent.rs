@@ -188,17 +188,7 @@ impl<G: Game> Perfect<G> {
                 s
             }
         };
-        let moves = solver.move_values(state, 1, stop)?;
-        let best = moves
-            .iter()
-            .map(|m| m.value)
-            .max()
-            .ok_or(SolveError::GameOver)?;
-        let top: Vec<Move> = moves
-            .iter()
-            .filter(|m| m.value == best)
-            .map(|m| m.mv)
-            .collect();
+        let (best, top) = solver.best_moves(state, 1, stop)?;
         self.info.value = Some(f64::from(best));
         Ok(top[self.rng.random_range(0..top.len())])
     }

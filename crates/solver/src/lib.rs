@@ -185,6 +185,23 @@ fn moves_as_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S:
     s.collect_seq(moves.iter().map(Move::to_string))
 }
 
+/// Whether a move (to `child`, gaining `gain`, passing the turn or not)
+/// reaches `to_come`, the value still to come before it: one null-window
+/// probe.
+fn reaches(
+    search: &mut Search<'_>,
+    child: &KalahState,
+    gain: i32,
+    passes: bool,
+    to_come: i32,
+) -> bool {
+    match search.shared.rules.to_move(child) {
+        None => gain >= to_come,
+        Some(_) if passes => !search.at_least(child, gain - to_come + 1),
+        Some(_) => search.at_least(child, to_come - gain),
+    }
+}
+
 /// Solves positions of one Kalah rule set. Keeps its table between calls,
 /// so later positions of the same game are cheap.
 pub struct Solver {
@@ -497,12 +514,7 @@ impl Solver {
             let kids = children(rules, &state, mover);
             let mut chosen = None;
             for (mv, child, gain, passes) in kids {
-                // Does this move reach the value? One null-window probe.
-                let reaches = match rules.to_move(&child) {
-                    None => gain >= to_come,
-                    Some(_) if passes => !search.at_least(&child, gain - to_come + 1),
-                    Some(_) => search.at_least(&child, to_come - gain),
-                };
+                let reaches = reaches(&mut search, &child, gain, passes, to_come);
                 if search.stopped {
                     self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
                     return Err(SolveError::Stopped);
@@ -524,6 +536,41 @@ impl Solver {
         }
         self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
         Ok(pv)
+    }
+
+    /// The value of `state` and the moves that keep it: what a player
+    /// needs to play perfectly. Cheaper than [`Solver::move_values`]: once
+    /// the value is known, whether a move keeps it takes one null-window
+    /// search, where its exact value takes several.
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
+    /// [`SolveError::Resources`] when the threads cannot start.
+    pub fn best_moves(
+        &self,
+        state: &KalahState,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<(i32, Vec<Move>), SolveError> {
+        let rules = &self.rules;
+        let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let to_come = self.root_search(state, threads, stop, false)?.0;
+        let shared = self.shared();
+        let mut search = Search::new(&shared, stop);
+        let mut best = Vec::new();
+        for (mv, child, gain, passes) in children(rules, state, mover) {
+            if reaches(&mut search, &child, gain, passes, to_come) {
+                best.push(mv);
+            }
+            if search.stopped {
+                break;
+            }
+        }
+        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+        if search.stopped {
+            return Err(SolveError::Stopped);
+        }
+        Ok((stores_margin(rules, state, mover) + to_come, best))
     }
 
     /// Positions searched by this solver so far, on all threads.

@@ -36,7 +36,7 @@ pub(crate) struct Shared<'a> {
 
 /// One thread's search.
 pub(crate) struct Search<'a> {
-    shared: &'a Shared<'a>,
+    pub shared: &'a Shared<'a>,
     stop: StopCondition<'a>,
     /// Raised when another thread no longer needs this search's result.
     pub abort: Option<&'a AtomicBool>,

@@ -118,6 +118,18 @@ fn check_board(pits: usize, seeds: usize, options: &SolverOptions, games: usize)
                 expected,
                 "value of {rules} {state:?}"
             );
+            // The best moves are exactly those of the best value.
+            let (value, best) = solver
+                .best_moves(state, 1 + i % 2, Default::default())
+                .unwrap();
+            assert_eq!(value, expected);
+            let top: Vec<_> = solution
+                .moves
+                .iter()
+                .filter(|m| m.value == expected)
+                .map(|m| m.mv)
+                .collect();
+            assert_eq!(best, top, "best moves of {rules} {state:?}");
             checked += 1;
         }
     }
