@@ -32,6 +32,24 @@ const UNKNOWN: i8 = i8::MIN;
 /// The largest database levels this module builds (values fit an `i8`).
 pub const MAX_DB_SEEDS: usize = 120;
 
+/// Steps `board` to the next placement of its seeds in the order of the
+/// ranking (lexicographic, first cell slowest): the last cell with seeds
+/// after it gains one, and the seeds after it restart in the last cell.
+/// Leaves the last placement as it is.
+fn next_placement(board: &mut [u8]) {
+    let last = board.len() - 1;
+    let mut after = board[last];
+    for j in (0..last).rev() {
+        if after > 0 {
+            board[j] += 1;
+            board[j + 1..].fill(0);
+            board[last] = after - 1;
+            return;
+        }
+        after += board[j];
+    }
+}
+
 /// FNV-1a over the values, 8 bytes at a time: catches a damaged file.
 fn checksum(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xCBF2_9CE4_8422_2325;
@@ -110,9 +128,11 @@ impl Endgame {
                 let first = start + k * chunk;
                 let last = (first + chunk).min(end);
                 let mut board = [0u8; 2 * MAX_PITS];
-                for index in first..last {
-                    db.unrank(index - start, level, &mut board[..cells]);
-                    db.value(&board[..cells], level);
+                let board = &mut board[..cells];
+                db.unrank(first - start, level, board);
+                for _ in first..last {
+                    db.value(board, level);
+                    next_placement(board);
                 }
             });
         }
@@ -426,6 +446,12 @@ mod tests {
                 assert_eq!(board.iter().map(|&c| c as usize).sum::<usize>(), level);
                 let index = db.index(&board, level);
                 assert_eq!(index as u64, db.offset[level] + i);
+                if i > 0 {
+                    let mut previous = [0u8; 4];
+                    db.unrank(i - 1, level, &mut previous);
+                    next_placement(&mut previous);
+                    assert_eq!(previous, board, "stepping agrees with unranking");
+                }
                 assert!(!seen[index]);
                 seen[index] = true;
             }
