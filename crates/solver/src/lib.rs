@@ -405,11 +405,17 @@ impl Solver {
         let done = AtomicBool::new(false);
         let next = AtomicUsize::new(0);
         let values: Vec<OnceLock<i32>> = kids.iter().map(|_| OnceLock::new()).collect();
+        if threads > 1 {
+            let _ = root.set(self.split_mtdf(state, &kids, threads, stop)?);
+            if !every_move {
+                return Ok((root.into_inner().expect("set"), Vec::new()));
+            }
+        }
         let work = |first: bool| -> Result<(), SolveError> {
             let mut search = Search::new(&shared, stop);
             search.abort = Some(&done);
             let result = (|| {
-                if first {
+                if first && root.get().is_none() {
                     let v = search.solve(state, 0);
                     if search.stopped {
                         return Err(SolveError::Stopped);
@@ -571,6 +577,107 @@ impl Solver {
             return Err(SolveError::Stopped);
         }
         Ok((stores_margin(rules, state, mover) + to_come, best))
+    }
+
+    /// The value still to come for the mover of `state`, by MTD(f) with
+    /// each probe's moves (`kids`, from [`children`]) shared out among
+    /// `threads` threads: once one move refutes the probe's window the
+    /// others stop; when none does (the costliest probes, which prove an
+    /// upper bound) every move must be searched anyway, and the threads
+    /// split them.
+    fn split_mtdf(
+        &self,
+        state: &KalahState,
+        kids: &[(Move, KalahState, i32, bool)],
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<i32, SolveError> {
+        let rules = &self.rules;
+        let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let reach = view::View::of(rules, state, mover).reach();
+        let shared = self.shared();
+        // The last bound each move gave: the most promising are tried first.
+        let mut last: Vec<i32> = kids
+            .iter()
+            .map(|k| if k.3 { k.2 } else { 1000 + k.2 })
+            .collect();
+        let (mut lower, mut upper) = (-reach, reach);
+        let mut g = 0;
+        while lower < upper {
+            let beta = if g == lower { g + 1 } else { g };
+            let mut order: Vec<usize> = (0..kids.len()).collect();
+            order.sort_by_key(|&i| std::cmp::Reverse(last[i]));
+            let next = AtomicUsize::new(0);
+            let cut = AtomicBool::new(false);
+            let found: Vec<OnceLock<i32>> = kids.iter().map(|_| OnceLock::new()).collect();
+            let work = || -> Result<(), SolveError> {
+                let mut search = Search::new(&shared, stop);
+                search.abort = Some(&cut);
+                let result = loop {
+                    let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break Ok(());
+                    };
+                    let (_, child, gain, passes) = &kids[i];
+                    let v = match rules.to_move(child) {
+                        None => *gain,
+                        Some(_) if *passes => {
+                            gain - search.search(child, gain - beta, gain - beta + 1)
+                        }
+                        Some(_) => gain + search.search(child, beta - 1 - gain, beta - gain),
+                    };
+                    if search.stopped {
+                        break if cut.load(Ordering::Relaxed) {
+                            Ok(())
+                        } else {
+                            Err(SolveError::Stopped)
+                        };
+                    }
+                    let _ = found[i].set(v);
+                    if v >= beta {
+                        cut.store(true, Ordering::Relaxed);
+                        break Ok(());
+                    }
+                };
+                self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+                result
+            };
+            std::thread::scope(|scope| {
+                let helpers = (1..threads)
+                    .map(|_| std::thread::Builder::new().spawn_scoped(scope, work))
+                    .collect::<Result<Vec<_>, _>>();
+                let mine = match &helpers {
+                    Ok(_) => work(),
+                    Err(_) => {
+                        cut.store(true, Ordering::Relaxed);
+                        Ok(())
+                    }
+                };
+                let helpers = helpers
+                    .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))?;
+                for h in helpers {
+                    h.join().expect("a solver thread panicked")?;
+                }
+                mine
+            })?;
+            // Fail-soft: a cut's value is a lower bound; with no cut, every
+            // move was searched and the best is an upper bound.
+            g = found
+                .iter()
+                .filter_map(|v| v.get().copied())
+                .max()
+                .unwrap_or(lower);
+            for (i, v) in found.iter().enumerate() {
+                if let Some(&v) = v.get() {
+                    last[i] = v;
+                }
+            }
+            if g < beta {
+                upper = g;
+            } else {
+                lower = g;
+            }
+        }
+        Ok(lower)
     }
 
     /// Positions searched by this solver so far, on all threads.
