@@ -119,3 +119,108 @@ fn perfect_play_never_loses_the_won_side_of_a_small_board() {
     let score = v["a_score"].as_f64().unwrap();
     assert!(score >= 0.5, "{v}");
 }
+
+#[test]
+fn solve_oware_json_gives_the_value_every_move_and_a_line_that_keeps_it() {
+    let out = mancala(&[
+        "solve",
+        "--game",
+        "oware:pits=3,seeds=2",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["solution"];
+    assert_eq!(v["game"], "oware:pits=3,seeds=2");
+    assert_eq!(v["position"], "2,2,2/2,2,2/0,0/0");
+    assert_eq!(s["value"], 8);
+    assert_eq!(s["mover"], 0);
+    let moves: Vec<(String, i64)> = s["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["mv"].as_str().unwrap().to_string(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(moves, [("1".into(), -2), ("2".into(), 4), ("3".into(), 8)]);
+    let pv: Vec<&str> = s["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let replay = mancala(&[
+        "replay",
+        "--game",
+        "oware:pits=3,seeds=2",
+        "--moves",
+        &pv.join(" "),
+        "--json",
+    ]);
+    assert!(replay.status.success());
+    let text = String::from_utf8_lossy(&replay.stdout);
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let scores = &last["final_scores"];
+    assert_eq!(
+        scores[0].as_i64().unwrap() - scores[1].as_i64().unwrap(),
+        8,
+        "{last}"
+    );
+}
+
+#[test]
+fn solve_oware_from_a_position_prints_the_kalah_style_report() {
+    // Player 1 to move on Oware(2,2) after a capture: a position read from
+    // text carries no history, so the game restarts its repetitions there.
+    let out = mancala(&[
+        "solve",
+        "--game",
+        "oware:pits=2,seeds=2",
+        "--position",
+        "3,0/0,3/2,0/1",
+        "--threads",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "position 3,0/0,3/2,0/1",
+        "value: ",
+        "for player 1 (to move)",
+        "moves: ",
+        "principal variation: ",
+        "cost: ",
+    ] {
+        assert!(text.contains(needle), "{needle} in {text}");
+    }
+}
+
+#[test]
+fn solve_oware_refuses_boards_too_large_saying_what_is_supported() {
+    for game in ["oware", "oware:pits=4,seeds=1"] {
+        let out = mancala(&["solve", "--game", game]);
+        assert_eq!(out.status.code(), Some(2), "{game}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("too large") && err.contains("at most") && err.contains("pits=3,seeds=2"),
+            "{err}"
+        );
+    }
+    let out = mancala(&["solve", "--game", "oware:pits=2,seeds=2,max_plies=3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_plies"));
+}

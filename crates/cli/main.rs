@@ -10,6 +10,7 @@ mod game_cmds;
 mod match_cmd;
 mod play;
 mod progress;
+mod solve_bench;
 mod solve_cmd;
 mod tournament;
 #[cfg(feature = "neural")]
@@ -131,8 +132,9 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Play against an agent in the terminal.
     Play(play::PlayArgs),
-    /// Solve a Kalah position: its exact value, every move's value and a
-    /// principal variation.
+    /// Solve a position of Kalah (or of a small Oware board): its exact
+    /// value, every move's value and a principal variation; `--bench`
+    /// times whole games.
     Solve(solve_cmd::SolveArgs),
 }
 

@@ -3,7 +3,8 @@
 
 use anyhow::Result;
 use clap::Args;
-use mancala_core::{Game, GameSpec, KalahRules};
+use mancala_core::{Game, GameSpec, KalahRules, OwareRules};
+use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions, ENTRY_BYTES};
 use mancala_solver::{Solution, SolveError, Solver, SolverOptions, DEFAULT_TABLE_MIB};
 use serde_json::json;
 
@@ -18,25 +19,104 @@ pub struct SolveArgs {
     /// Threads (default: all cores): the root's moves are solved in parallel.
     #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
-    /// Transposition table size in MiB.
+    /// Transposition table size in MiB (Oware: the most the table may grow to).
     #[arg(long, default_value_t = DEFAULT_TABLE_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     tt: u64,
     /// Seeds in the endgame database's fullest level (default: the largest
-    /// with at most 2^27 positions, one byte each; 0: no database).
+    /// with at most 2^28 positions, one byte each; 0: no database).
     #[arg(long)]
     db_seeds: Option<usize>,
+    /// Folder where endgame databases are kept between runs: loaded from
+    /// there, or built and saved there the first time (default:
+    /// $MANCALA_DB_DIR, else $XDG_CACHE_HOME/mancala/endgame, else
+    /// ~/.cache/mancala/endgame).
+    #[arg(long, value_name = "DIR")]
+    db_dir: Option<std::path::PathBuf>,
+    /// Build the endgame database in memory only, neither reading nor
+    /// saving one.
+    #[arg(long, conflicts_with = "db_dir")]
+    no_db_cache: bool,
+    /// Benchmark instead: solve each of these Kalah games from the start
+    /// (specs separated by spaces; default: Kalah(6,4) under both capture
+    /// rules), each from an empty table, check the published values, and
+    /// print what it cost.
+    #[arg(long, value_name = "GAME", num_args = 0.., conflicts_with = "position")]
+    bench: Option<Vec<String>>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
 }
 
+impl SolveArgs {
+    /// The solver's options for `rules` under these flags.
+    pub fn kalah_options(&self, rules: &KalahRules) -> Result<SolverOptions> {
+        let mut options = SolverOptions::for_rules(rules);
+        options.table_mib = self.tt as usize;
+        if let Some(k) = self.db_seeds {
+            if k > mancala_solver::endgame::MAX_DB_SEEDS {
+                return Err(bad_input(format!(
+                    "--db-seeds: at most {}",
+                    mancala_solver::endgame::MAX_DB_SEEDS
+                )));
+            }
+            options.endgame_seeds = k;
+        }
+        options.endgame_dir = if self.no_db_cache {
+            None
+        } else {
+            self.db_dir.clone().or_else(default_db_dir)
+        };
+        Ok(options)
+    }
+
+    /// Threads asked for (default: all cores).
+    pub fn threads(&self) -> usize {
+        crate::threads(self.threads, usize::MAX)
+    }
+
+    /// Whether to print JSON.
+    pub fn json(&self) -> bool {
+        self.json
+    }
+}
+
+/// Where endgame databases are kept when `--db-dir` is not given.
+fn default_db_dir() -> Option<std::path::PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("MANCALA_DB_DIR") {
+        return Some(dir.into());
+    }
+    let cache = var("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| var("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
+    Some(cache.join("mancala").join("endgame"))
+}
+
+/// Builds the solver for `rules`, turning what can go wrong into the
+/// user's error with a hint.
+pub fn kalah_solver(rules: KalahRules, options: &SolverOptions, threads: usize) -> Result<Solver> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    pool.install(|| Solver::new(rules, options)).map_err(|e| {
+        let hint = if e.to_string().contains("allocate") {
+            " (try a smaller --tt or --db-seeds)"
+        } else {
+            ""
+        };
+        bad_input(format!("{e}{hint}"))
+    })
+}
+
 /// `mancala solve`.
 pub fn run(args: &SolveArgs) -> Result<()> {
-    let spec = args.game.spec()?;
-    let GameSpec::Kalah(rules) = spec else {
-        return Err(bad_input(format!(
-            "--game: the solver plays Kalah; {spec} cannot be solved yet"
-        )));
+    if let Some(games) = &args.bench {
+        return crate::solve_bench::run(args, games);
+    }
+    let rules = match args.game.spec()? {
+        GameSpec::Kalah(rules) => rules,
+        GameSpec::Oware(rules) => return run_oware(args, rules),
     };
     let state = start_state(&rules, args.game.position.as_deref())?;
     if rules.is_over(&state) {
@@ -44,22 +124,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             "--position: the game is over; there is nothing to solve",
         ));
     }
-    let mut options = SolverOptions::for_rules(&rules);
-    options.table_mib = args.tt as usize;
-    if let Some(k) = args.db_seeds {
-        if k > mancala_solver::endgame::MAX_DB_SEEDS {
-            return Err(bad_input(format!(
-                "--db-seeds: at most {}",
-                mancala_solver::endgame::MAX_DB_SEEDS
-            )));
-        }
-        options.endgame_seeds = k;
-    }
-    let threads = crate::threads(args.threads, usize::MAX);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    let options = args.kalah_options(&rules)?;
+    let threads = args.threads();
     if !args.json {
         eprintln!(
             "solving {rules} with a {} MiB table and {} on {threads} threads...",
@@ -70,9 +136,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             }
         );
     }
-    let solver = pool
-        .install(|| Solver::new(rules, &options))
-        .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;
+    let solver = kalah_solver(rules, &options, threads)?;
     let stop = crate::stop_flag();
     let until = mancala_agents::StopCondition {
         deadline: None,
@@ -92,12 +156,68 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         });
         println!("{out}");
     } else {
-        print_solution(&rules, &position, &solution);
+        print_solution(&rules, &position, &solution, false);
     }
     Ok(())
 }
 
-fn print_solution(rules: &KalahRules, position: &str, s: &Solution) {
+/// `mancala solve` for Oware: small boards only, solved exactly (see
+/// `docs/oware-solver.md`).
+fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
+    if args.db_seeds.is_some() {
+        return Err(bad_input(
+            "--db-seeds: the Oware solver has no endgame database",
+        ));
+    }
+    let options = OwareSolverOptions {
+        max_table_entries: (args.tt as usize) * (1 << 20) / ENTRY_BYTES,
+        ..OwareSolverOptions::default()
+    };
+    let solver = OwareSolver::new(rules, options).map_err(|e| bad_input(format!("--game: {e}")))?;
+    // A position carries no history (RULES.md), so `--position` starts a
+    // game there: repetitions and `max_plies` count from it.
+    let state = start_state(&rules, args.game.position.as_deref())?;
+    if rules.is_over(&state) {
+        return Err(bad_input(
+            "--position: the game is over; there is nothing to solve",
+        ));
+    }
+    let threads = crate::threads(args.threads, usize::MAX);
+    if !args.json {
+        eprintln!("solving {rules} exactly (repetitions included) on {threads} threads...");
+    }
+    let until = mancala_agents::StopCondition {
+        deadline: None,
+        cancel: Some(crate::stop_flag()),
+    };
+    let solution = match solver.solve_until(&state, threads, until) {
+        Ok(s) => s,
+        Err(OwareSolveError::Stopped) => return Err(anyhow::Error::new(crate::Interrupted)),
+        Err(e @ OwareSolveError::PlyLimit { .. }) => return Err(bad_input(e)),
+        Err(e) => return Err(e.into()),
+    };
+    let position = rules.setup(&state).to_string();
+    if args.json {
+        let out = json!({
+            "game": rules.to_string(),
+            "position": position,
+            "solution": solution,
+        });
+        println!("{out}");
+    } else {
+        print_solution(&rules, &position, &solution, true);
+    }
+    Ok(())
+}
+
+/// Prints a solution; `growing_table`: the table is Oware's, which grows
+/// as it fills (its size is its use), not Kalah's fixed one.
+fn print_solution(
+    rules: &dyn std::fmt::Display,
+    position: &str,
+    s: &Solution,
+    growing_table: bool,
+) {
     println!("{rules}, position {position}");
     println!(
         "value: {:+} for player {} (to move): the final margin with perfect play",
@@ -113,15 +233,26 @@ fn print_solution(rules: &KalahRules, position: &str, s: &Solution) {
     let pv: Vec<String> = s.pv.iter().map(ToString::to_string).collect();
     println!("principal variation: {}", pv.join(" "));
     let st = &s.stats;
-    println!(
-        "cost: {} nodes in {:.2} s ({:.2} M nodes/s); table {} MiB, {:.1}% full",
-        st.nodes,
-        st.seconds,
-        st.nodes as f64 / st.seconds.max(1e-9) / 1e6,
-        st.table_bytes >> 20,
-        100.0 * st.table_entries as f64
-            / (st.table_bytes / mancala_solver::table::SLOT_BYTES).max(1) as f64
-    );
+    if growing_table {
+        // The Oware table grows as it fills: its size is its use.
+        println!(
+            "cost: {} nodes in {:.2} s ({:.2} M nodes/s); table {} positions",
+            st.nodes,
+            st.seconds,
+            st.nodes as f64 / st.seconds.max(1e-9) / 1e6,
+            st.table_entries
+        );
+    } else {
+        println!(
+            "cost: {} nodes in {:.2} s ({:.2} M nodes/s); table {} MiB, {:.1}% full",
+            st.nodes,
+            st.seconds,
+            st.nodes as f64 / st.seconds.max(1e-9) / 1e6,
+            st.table_bytes >> 20,
+            100.0 * st.table_entries as f64
+                / (st.table_bytes / mancala_solver::table::SLOT_BYTES).max(1) as f64
+        );
+    }
     if st.endgame_seeds > 0 {
         println!(
             "endgame database: up to {} seeds, {} positions, built in {:.2} s",

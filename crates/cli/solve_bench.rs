@@ -1,0 +1,155 @@
+//! `mancala solve --bench`: how long the solver takes on whole games, the
+//! measure behind the solver's speed goals, with the published values
+//! checked on the way.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use mancala_agents::StopCondition;
+use mancala_core::{Game, GameSpec, KalahRules};
+use serde::Serialize;
+
+use crate::bad_input;
+use crate::solve_cmd::{kalah_solver, SolveArgs};
+
+/// The games benchmarked when `--bench` names none: the published
+/// Kalah(6,4) values, standard and empty capture.
+const DEFAULT_GAMES: [&str; 2] = [
+    "kalah:pits=6,seeds=4",
+    "kalah:pits=6,seeds=4,empty_capture=true",
+];
+
+/// First-player values published for whole games: Irving, Donkers and
+/// Uiterwijk (2000) under empty capture, Rawlings (2015) under standard
+/// rules.
+fn published(rules: &KalahRules) -> Option<i32> {
+    let plain = !rules.pie
+        && rules.game_end == mancala_core::GameEnd::Immediate
+        && rules.leftover == mancala_core::Leftover::Owner;
+    match (
+        plain,
+        rules.pits(),
+        rules.total_seeds() / (2 * rules.pits()),
+        rules.empty_capture,
+    ) {
+        (true, 6, 4, true) => Some(10),
+        (true, 6, 5, true) => Some(12),
+        (true, 6, 4, false) => Some(8),
+        (true, 6, 5, false) => Some(10),
+        _ => None,
+    }
+}
+
+/// One benchmarked game.
+#[derive(Serialize)]
+struct Row {
+    game: String,
+    value: i32,
+    published: Option<i32>,
+    /// Seconds and nodes for the start's value, from an empty table.
+    value_seconds: f64,
+    value_nodes: u64,
+    /// Seconds and nodes for every first move's value after it.
+    moves_seconds: f64,
+    moves_nodes: u64,
+    moves: Vec<(String, i32)>,
+    endgame_seeds: usize,
+    /// Seconds to build the database, or to load it when it was saved.
+    endgame_seconds: f64,
+    threads: usize,
+}
+
+/// `mancala solve --bench [GAME ...]`.
+pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
+    let games: Vec<String> = if games.is_empty() {
+        DEFAULT_GAMES.iter().map(|g| g.to_string()).collect()
+    } else {
+        games.to_vec()
+    };
+    let mut all = Vec::new();
+    for game in &games {
+        let rules = match game.parse::<GameSpec>() {
+            Ok(GameSpec::Kalah(rules)) => rules,
+            Ok(other) => {
+                return Err(bad_input(format!(
+                    "--bench: {other}: only Kalah is benchmarked"
+                )))
+            }
+            Err(e) => return Err(bad_input(format!("--bench: {e}"))),
+        };
+        all.push(rules);
+    }
+    let threads = args.threads();
+    let stop = StopCondition {
+        deadline: None,
+        cancel: Some(crate::stop_flag()),
+    };
+    let interrupted = |e| match e {
+        mancala_solver::SolveError::Stopped => anyhow::Error::new(crate::Interrupted),
+        e => e.into(),
+    };
+    let mut rows = Vec::new();
+    if !args.json() {
+        println!("| game | value | published | value: time | value: nodes | every move: time | every move: nodes | database | threads |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+    }
+    for rules in all {
+        let options = args.kalah_options(&rules)?;
+        if !args.json() {
+            eprintln!(
+                "{rules}: loading or building the endgame database of up to {} seeds...",
+                options.endgame_seeds
+            );
+        }
+        let solver = kalah_solver(rules, &options, threads)?;
+        let start = rules.start();
+        let t0 = Instant::now();
+        let value = solver
+            .value_with_threads(&start, threads, stop)
+            .map_err(interrupted)?;
+        let value_seconds = t0.elapsed().as_secs_f64();
+        let value_nodes = solver.nodes();
+        let t1 = Instant::now();
+        let moves = solver
+            .move_values(&start, threads, stop)
+            .map_err(interrupted)?;
+        let row = Row {
+            game: rules.to_string(),
+            value,
+            published: published(&rules),
+            value_seconds,
+            value_nodes,
+            moves_seconds: t1.elapsed().as_secs_f64(),
+            moves_nodes: solver.nodes() - value_nodes,
+            moves: moves.iter().map(|m| (m.mv.to_string(), m.value)).collect(),
+            endgame_seeds: options.endgame_seeds,
+            endgame_seconds: solver
+                .endgame()
+                .map_or(0.0, |e| e.build_time().as_secs_f64()),
+            threads,
+        };
+        if !args.json() {
+            let check = match row.published {
+                Some(p) if p == value => format!("{p:+} (agrees)"),
+                Some(p) => format!("{p:+} (DISAGREES)"),
+                None => "-".into(),
+            };
+            println!(
+                "| {} | {:+} | {check} | {:.2} s | {} | {:.2} s | {} | {} seeds, {:.1} s | {threads} |",
+                row.game, value, row.value_seconds, row.value_nodes, row.moves_seconds, row.moves_nodes, row.endgame_seeds, row.endgame_seconds
+            );
+        }
+        if row.published.is_some_and(|p| p != value) {
+            anyhow::bail!(
+                "{}: the solver found {value:+}, the published value is {:+}",
+                row.game,
+                row.published.unwrap_or_default()
+            );
+        }
+        rows.push(row);
+    }
+    if args.json() {
+        println!("{}", serde_json::to_string(&rows)?);
+    }
+    Ok(())
+}
