@@ -95,11 +95,8 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
     }
     for rules in all {
         let options = args.kalah_options(&rules)?;
-        if !args.json() {
-            eprintln!(
-                "{rules}: loading or building the endgame database of up to {} seeds...",
-                options.endgame_seeds
-            );
+        if let Some(note) = crate::solve_cmd::database_note(&rules, &options) {
+            eprintln!("{rules}: {note}");
         }
         let solver = kalah_solver(rules, &options, threads)?;
         let start = rules.start();

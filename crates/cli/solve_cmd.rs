@@ -23,7 +23,8 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = DEFAULT_TABLE_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     tt: u64,
     /// Seeds in the endgame database's fullest level (default: the largest
-    /// with at most 2^28 positions, one byte each; 0: no database).
+    /// with at most 600 M positions, one byte each, and at most half the
+    /// board's seeds; 0: no database).
     #[arg(long)]
     db_seeds: Option<usize>,
     /// Folder where endgame databases are kept between runs: loaded from
@@ -92,6 +93,30 @@ fn default_db_dir() -> Option<std::path::PathBuf> {
     Some(cache.join("mancala").join("endgame"))
 }
 
+/// What the user should know about the database before a long build:
+/// whether it is built now, and where it is kept.
+pub fn database_note(rules: &KalahRules, options: &SolverOptions) -> Option<String> {
+    let k = options.endgame_seeds;
+    if k == 0 {
+        return None;
+    }
+    let positions = mancala_solver::endgame::positions(rules.pits(), k).unwrap_or(u64::MAX);
+    Some(match &options.endgame_dir {
+        Some(dir) => {
+            let path = mancala_solver::Endgame::path_in(dir, rules, k);
+            if path.exists() {
+                format!("loading the endgame database from {}", path.display())
+            } else {
+                format!(
+                    "building the endgame database ({positions} positions; once: it is saved as {})",
+                    path.display()
+                )
+            }
+        }
+        None => format!("building the endgame database ({positions} positions, in memory only)"),
+    })
+}
+
 /// Builds the solver for `rules`, turning what can go wrong into the
 /// user's error with a hint.
 pub fn kalah_solver(rules: KalahRules, options: &SolverOptions, threads: usize) -> Result<Solver> {
@@ -135,6 +160,9 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 k => format!("an endgame database of up to {k} seeds"),
             }
         );
+        if let Some(note) = database_note(&rules, &options) {
+            eprintln!("{note}");
+        }
     }
     let solver = kalah_solver(rules, &options, threads)?;
     let stop = crate::stop_flag();
