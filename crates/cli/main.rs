@@ -4,6 +4,7 @@
 //! subcommand; the work itself lives in the library crates.
 
 mod agents;
+mod analyze;
 mod bench;
 mod board;
 mod game_cmds;
@@ -12,6 +13,7 @@ mod play;
 mod progress;
 mod solve_bench;
 mod solve_cmd;
+mod svg;
 mod tournament;
 #[cfg(feature = "neural")]
 mod train_cmd;
@@ -136,6 +138,9 @@ enum Command {
     /// value, every move's value and a principal variation; `--bench`
     /// times whole games.
     Solve(solve_cmd::SolveArgs),
+    /// First-move advantage: exact values and self-play over a grid of
+    /// boards, rules and agent strengths; fair starting positions.
+    Analyze(analyze::AnalyzeArgs),
 }
 
 fn main() -> ExitCode {
@@ -151,6 +156,7 @@ fn main() -> ExitCode {
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play::run(&args),
         Command::Solve(args) => solve_cmd::run(&args),
+        Command::Analyze(args) => analyze::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,572 @@
+//! Hand-written SVG charts: a ladder chart (a statistic with its interval
+//! for each of a list of categories, against reference lines) and a heat
+//! map. No plotting crate: the charts are small, and writing them by hand
+//! keeps the output byte-for-byte deterministic (fixed decimals, no ids
+//! drawn from counters or clocks), which a resumed analysis and the tests
+//! rely on.
+//!
+//! Every chart carries a `<title>` and `<desc>` for screen readers, labels
+//! its axes with units, and styles itself with plain CSS classes (no CSS
+//! variables, which some renderers ignore) and a `prefers-color-scheme:
+//! dark` variant, so it reads on light and dark pages.
+
+use std::fmt::Write;
+
+/// Shared style: ink and grid colours follow the reader's colour scheme.
+/// Colours are written out in each rule rather than through CSS variables,
+/// so that renderers without variable support still draw them.
+const STYLE: &str = "<style>\n\
+  .bg { fill: #ffffff; }\n\
+  text { fill: #1f2328; font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 12px; }\n\
+  .title { font-size: 15px; font-weight: 600; }\n\
+  text.muted { fill: #59636e; }\n\
+  .axis { stroke: #1f2328; stroke-width: 1; }\n\
+  .grid { stroke: #d0d7de; stroke-width: 1; }\n\
+  .line { stroke: #0969da; stroke-width: 2; fill: none; }\n\
+  .point { fill: #0969da; }\n\
+  .whisker { stroke: #0969da; stroke-width: 1.5; }\n\
+  .ref { stroke: #cf222e; stroke-width: 1.5; }\n\
+  text.reftext { fill: #cf222e; }\n\
+  .even { stroke: #59636e; stroke-width: 1; stroke-dasharray: 4 3; }\n\
+  .empty { fill: #eaeef2; }\n\
+  text.cell-dark { fill: #ffffff; }\n\
+  text.cell-light { fill: #1f2328; }\n\
+  @media (prefers-color-scheme: dark) {\n\
+    .bg { fill: #0d1117; }\n\
+    text { fill: #e6edf3; }\n\
+    text.muted { fill: #9198a1; }\n\
+    .axis { stroke: #e6edf3; }\n\
+    .grid { stroke: #3d444d; }\n\
+    .line, .whisker { stroke: #58a6ff; }\n\
+    .point { fill: #58a6ff; }\n\
+    .ref { stroke: #ff7b72; }\n\
+    text.reftext { fill: #ff7b72; }\n\
+    .even { stroke: #9198a1; }\n\
+    .empty { fill: #262c36; }\n\
+    text.cell-dark { fill: #ffffff; }\n\
+    text.cell-light { fill: #1f2328; }\n\
+  }\n\
+</style>\n";
+
+/// Escapes text for XML content and attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A number with at most `digits` decimals, trailing zeros dropped, so
+/// that coordinates are short and identical from run to run.
+fn num(x: f64, digits: usize) -> String {
+    let s = format!("{x:.digits$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+/// A rough width of `text` in pixels at `per_char` pixels a character:
+/// enough to size the canvas so that titles and notes are not cut off.
+fn text_width(text: &str, per_char: f64) -> f64 {
+    text.chars().count() as f64 * per_char
+}
+
+fn open(out: &mut String, width: f64, height: f64, title: &str, desc: &str) {
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         viewBox=\"0 0 {w} {h}\" role=\"img\" aria-labelledby=\"title desc\">\n\
+         <title id=\"title\">{}</title>\n<desc id=\"desc\">{}</desc>\n{STYLE}\
+         <rect class=\"bg\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\"/>\n",
+        escape(title),
+        escape(desc),
+        w = num(width, 1),
+        h = num(height, 1),
+    );
+}
+
+fn text(out: &mut String, x: f64, y: f64, anchor: &str, class: &str, body: &str) {
+    let class = if class.is_empty() {
+        String::new()
+    } else {
+        format!(" class=\"{class}\"")
+    };
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\"{class}>{}</text>",
+        num(x, 1),
+        num(y, 1),
+        escape(body)
+    );
+}
+
+/// One estimate: a value and its interval (either end may be infinite:
+/// it is drawn to the panel's edge).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// The point estimate.
+    pub value: f64,
+    /// Lower end of the interval.
+    pub lo: f64,
+    /// Upper end of the interval.
+    pub hi: f64,
+}
+
+/// A horizontal reference line across a panel.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    /// Where, in the panel's units.
+    pub y: f64,
+    /// What it means (drawn at its right end).
+    pub label: String,
+    /// A solid line in the accent colour (the exact value) or a dashed
+    /// neutral one (an even game).
+    pub strong: bool,
+}
+
+/// One panel of a ladder chart: a y axis and one estimate per category.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    /// The axis label, with units.
+    pub y_label: String,
+    /// The axis range; widened to hold every estimate and reference.
+    pub y_range: (f64, f64),
+    /// One estimate per category (`None`: not measured).
+    pub points: Vec<Option<Estimate>>,
+    /// Reference lines.
+    pub references: Vec<Reference>,
+}
+
+/// Estimates for an ordered list of categories (an agent ladder), in one
+/// or more stacked panels sharing the x axis.
+#[derive(Clone, Debug)]
+pub struct LadderChart {
+    /// Chart title (also the SVG `<title>`).
+    pub title: String,
+    /// A sentence or two for screen readers (the SVG `<desc>`).
+    pub desc: String,
+    /// The x axis label.
+    pub x_label: String,
+    /// The categories, in order.
+    pub categories: Vec<String>,
+    /// The panels, top to bottom.
+    pub panels: Vec<Panel>,
+}
+
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 130.0;
+const TOP: f64 = 50.0;
+const PANEL_H: f64 = 190.0;
+const PANEL_GAP: f64 = 40.0;
+
+/// "Nice" tick values covering `lo..=hi`.
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).abs().max(1e-9);
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 && out.len() < 20 {
+        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
+        t += step;
+    }
+    out
+}
+
+/// Draws a ladder chart.
+pub fn ladder_chart(chart: &LadderChart) -> String {
+    let n = chart.categories.len().max(1);
+    let slot = 90.0;
+    let plot_w = slot * n as f64;
+    let width = (LEFT + plot_w + RIGHT).max(text_width(&chart.title, 8.5) + LEFT + 20.0);
+    let panels = chart.panels.len().max(1);
+    let height = TOP + panels as f64 * (PANEL_H + PANEL_GAP) + 60.0;
+    let mut out = String::new();
+    open(&mut out, width, height, &chart.title, &chart.desc);
+    text(&mut out, LEFT, 28.0, "start", "title", &chart.title);
+    let x_of = |i: usize| LEFT + slot * (i as f64 + 0.5);
+    for (k, panel) in chart.panels.iter().enumerate() {
+        let top = TOP + k as f64 * (PANEL_H + PANEL_GAP);
+        let bottom = top + PANEL_H;
+        // Widen the range to every finite value drawn.
+        let (mut lo, mut hi) = panel.y_range;
+        for p in panel.points.iter().flatten() {
+            for v in [p.value, p.lo, p.hi] {
+                if v.is_finite() {
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+            }
+        }
+        for r in &panel.references {
+            lo = lo.min(r.y);
+            hi = hi.max(r.y);
+        }
+        if hi - lo < 1e-9 {
+            lo -= 1.0;
+            hi += 1.0;
+        }
+        let y_of = |v: f64| {
+            let v = if v.is_finite() {
+                v
+            } else if v > 0.0 {
+                hi
+            } else {
+                lo
+            };
+            bottom - (v.clamp(lo, hi) - lo) / (hi - lo) * PANEL_H
+        };
+        let _ = writeln!(out, "<g aria-label=\"{}\">", escape(&panel.y_label));
+        for t in ticks(lo, hi) {
+            let y = y_of(t);
+            let _ = writeln!(
+                out,
+                "<line class=\"grid\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
+                num(LEFT, 1),
+                num(LEFT + plot_w, 1),
+                y = num(y, 1)
+            );
+            text(&mut out, LEFT - 6.0, y + 4.0, "end", "muted", &num(t, 2));
+        }
+        let _ = writeln!(
+            out,
+            "<line class=\"axis\" x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>\n\
+             <line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>",
+            l = num(LEFT, 1),
+            t = num(top, 1),
+            b = num(bottom, 1),
+            r = num(LEFT + plot_w, 1)
+        );
+        let mid = (top + bottom) / 2.0;
+        let _ = writeln!(
+            out,
+            "<text x=\"18\" y=\"{m}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {m})\">{}</text>",
+            escape(&panel.y_label),
+            m = num(mid, 1)
+        );
+        for r in &panel.references {
+            let y = num(y_of(r.y), 1);
+            let class = if r.strong { "ref" } else { "even" };
+            let _ = writeln!(
+                out,
+                "<line class=\"{class}\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
+                num(LEFT, 1),
+                num(LEFT + plot_w, 1)
+            );
+            let tclass = if r.strong { "reftext" } else { "muted" };
+            text(
+                &mut out,
+                LEFT + plot_w + 6.0,
+                y_of(r.y) + 4.0,
+                "start",
+                tclass,
+                &r.label,
+            );
+        }
+        // The line joins consecutive measured categories only.
+        let mut path = String::new();
+        let mut pen_down = false;
+        for (i, p) in panel.points.iter().enumerate() {
+            match p {
+                Some(e) if e.value.is_finite() => {
+                    let _ = write!(
+                        path,
+                        "{}{},{} ",
+                        if pen_down { "L" } else { "M" },
+                        num(x_of(i), 1),
+                        num(y_of(e.value), 1)
+                    );
+                    pen_down = true;
+                }
+                _ => pen_down = false,
+            }
+        }
+        if !path.is_empty() {
+            let _ = writeln!(out, "<path class=\"line\" d=\"{}\"/>", path.trim_end());
+        }
+        for (i, p) in panel.points.iter().enumerate() {
+            let Some(e) = p else { continue };
+            if !e.value.is_finite() {
+                continue;
+            }
+            let x = num(x_of(i), 1);
+            let _ = writeln!(
+                out,
+                "<line class=\"whisker\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
+                num(y_of(e.lo), 1),
+                num(y_of(e.hi), 1)
+            );
+            let _ = writeln!(
+                out,
+                "<circle class=\"point\" cx=\"{x}\" cy=\"{}\" r=\"4\"><title>{}: {} (95% interval {} to {})</title></circle>",
+                num(y_of(e.value), 1),
+                escape(&chart.categories[i]),
+                num(e.value, 3),
+                num(e.lo, 3),
+                num(e.hi, 3)
+            );
+        }
+        out.push_str("</g>\n");
+    }
+    // Category labels under the last panel.
+    let base = TOP + panels as f64 * (PANEL_H + PANEL_GAP) - PANEL_GAP;
+    for (i, c) in chart.categories.iter().enumerate() {
+        let y = base + 16.0 + if i % 2 == 1 { 14.0 } else { 0.0 };
+        text(&mut out, x_of(i), y, "middle", "", c);
+    }
+    text(
+        &mut out,
+        LEFT + plot_w / 2.0,
+        base + 50.0,
+        "middle",
+        "muted",
+        &chart.x_label,
+    );
+    out.push_str("</svg>\n");
+    out
+}
+
+/// One heat map cell.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// The value that sets the colour (`None`: unknown, drawn neutral).
+    pub value: Option<f64>,
+    /// The text in the cell.
+    pub label: String,
+}
+
+/// A grid of values coloured on a diverging scale around 0.
+#[derive(Clone, Debug)]
+pub struct HeatMap {
+    /// Chart title (also the SVG `<title>`).
+    pub title: String,
+    /// A sentence or two for screen readers (the SVG `<desc>`).
+    pub desc: String,
+    /// The x axis label (columns).
+    pub x_label: String,
+    /// The y axis label (rows).
+    pub y_label: String,
+    /// Column headings.
+    pub columns: Vec<String>,
+    /// Row headings, top to bottom.
+    pub rows: Vec<String>,
+    /// `cells[row][column]`.
+    pub cells: Vec<Vec<Cell>>,
+    /// A note under the chart (the colour key).
+    pub note: String,
+}
+
+/// Blue for positive (first player ahead), red for negative, by
+/// magnitude; fixed colours that read on both light and dark pages, with
+/// the label's ink chosen for contrast.
+fn diverging(v: f64, max: f64) -> (String, bool) {
+    let t = (v.abs() / max.max(1e-9)).clamp(0.0, 1.0);
+    let (r0, g0, b0) = (0xf6 as f64, 0xf8 as f64, 0xfa as f64);
+    let (r1, g1, b1) = if v >= 0.0 {
+        (0x09 as f64, 0x69 as f64, 0xda as f64)
+    } else {
+        (0xcf as f64, 0x22 as f64, 0x2e as f64)
+    };
+    let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    let (r, g, b) = (mix(r0, r1), mix(g0, g1), mix(b0, b1));
+    (format!("#{r:02x}{g:02x}{b:02x}"), t > 0.5)
+}
+
+/// Draws a heat map.
+pub fn heat_map(map: &HeatMap) -> String {
+    let cell = 56.0;
+    let left = 90.0;
+    let top = 70.0;
+    let cols = map.columns.len().max(1);
+    let rows = map.rows.len().max(1);
+    let width = (left + cell * cols as f64 + 40.0)
+        .max(text_width(&map.title, 8.5) + 40.0)
+        .max(text_width(&map.note, 6.6) + 40.0)
+        .max(360.0);
+    let height = top + cell * rows as f64 + 80.0;
+    let mut out = String::new();
+    open(&mut out, width, height, &map.title, &map.desc);
+    text(&mut out, 16.0, 28.0, "start", "title", &map.title);
+    let max = map
+        .cells
+        .iter()
+        .flatten()
+        .filter_map(|c| c.value)
+        .map(f64::abs)
+        .fold(0.0, f64::max)
+        .max(1.0);
+    for (j, c) in map.columns.iter().enumerate() {
+        text(
+            &mut out,
+            left + cell * (j as f64 + 0.5),
+            top - 8.0,
+            "middle",
+            "",
+            c,
+        );
+    }
+    text(
+        &mut out,
+        left + cell * cols as f64 / 2.0,
+        top - 28.0,
+        "middle",
+        "muted",
+        &map.x_label,
+    );
+    let mid = top + cell * rows as f64 / 2.0;
+    let _ = writeln!(
+        out,
+        "<text x=\"22\" y=\"{m}\" text-anchor=\"middle\" class=\"muted\" transform=\"rotate(-90 22 {m})\">{}</text>",
+        escape(&map.y_label),
+        m = num(mid, 1)
+    );
+    for (i, r) in map.rows.iter().enumerate() {
+        text(
+            &mut out,
+            left - 8.0,
+            top + cell * (i as f64 + 0.5) + 4.0,
+            "end",
+            "",
+            r,
+        );
+        for j in 0..cols {
+            let c = map.cells.get(i).and_then(|row| row.get(j));
+            let x = left + cell * j as f64;
+            let y = top + cell * i as f64;
+            let (fill, dark) = match c.and_then(|c| c.value) {
+                Some(v) => {
+                    let (f, d) = diverging(v, max);
+                    (format!("fill=\"{f}\""), d)
+                }
+                None => ("class=\"empty\"".to_string(), false),
+            };
+            let label = c.map_or("", |c| c.label.as_str());
+            let _ = writeln!(
+                out,
+                "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"{w}\" {fill} stroke=\"#8c959f\" stroke-width=\"0.5\"><title>{} {}, {} {}: {}</title></rect>",
+                num(x, 1),
+                num(y, 1),
+                escape(&map.y_label),
+                escape(r),
+                escape(&map.x_label),
+                escape(map.columns.get(j).map_or("", String::as_str)),
+                escape(if label.is_empty() { "none" } else { label }),
+                w = num(cell, 1)
+            );
+            if !label.is_empty() {
+                // On a coloured cell the ink is fixed for contrast; on an
+                // empty one it follows the page.
+                let class = match c.and_then(|c| c.value) {
+                    Some(_) if dark => "cell-dark",
+                    Some(_) => "cell-light",
+                    None => "",
+                };
+                text(
+                    &mut out,
+                    x + cell / 2.0,
+                    y + cell / 2.0 + 4.0,
+                    "middle",
+                    class,
+                    label,
+                );
+            }
+        }
+    }
+    text(
+        &mut out,
+        16.0,
+        top + cell * rows as f64 + 30.0,
+        "start",
+        "muted",
+        &map.note,
+    );
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_numbers_are_short() {
+        assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(num(1.50, 2), "1.5");
+        assert_eq!(num(-0.0001, 2), "0");
+        assert_eq!(num(3.0, 1), "3");
+        assert_eq!(ticks(0.0, 1.0).len(), 6);
+    }
+
+    #[test]
+    fn charts_are_deterministic_and_accessible() {
+        let chart = LadderChart {
+            title: "t <1>".into(),
+            desc: "d".into(),
+            x_label: "agent".into(),
+            categories: vec!["random".into(), "greedy".into()],
+            panels: vec![Panel {
+                y_label: "score".into(),
+                y_range: (0.0, 1.0),
+                points: vec![
+                    Some(Estimate {
+                        value: 0.5,
+                        lo: 0.4,
+                        hi: f64::INFINITY,
+                    }),
+                    None,
+                ],
+                references: vec![Reference {
+                    y: 1.0,
+                    label: "exact".into(),
+                    strong: true,
+                }],
+            }],
+        };
+        let a = ladder_chart(&chart);
+        assert_eq!(a, ladder_chart(&chart));
+        assert!(a.contains("<title id=\"title\">t &lt;1&gt;</title>"));
+        assert!(a.contains("prefers-color-scheme: dark"));
+        let map = HeatMap {
+            title: "h".into(),
+            desc: "d".into(),
+            x_label: "seeds".into(),
+            y_label: "pits".into(),
+            columns: vec!["1".into(), "2".into()],
+            rows: vec!["3".into()],
+            cells: vec![vec![
+                Cell {
+                    value: Some(-2.0),
+                    label: "-2".into(),
+                },
+                Cell {
+                    value: None,
+                    label: "?".into(),
+                },
+            ]],
+            note: "n".into(),
+        };
+        let h = heat_map(&map);
+        assert!(h.starts_with("<svg") && h.ends_with("</svg>\n"));
+        assert!(h.contains("<desc id=\"desc\">d</desc>"));
+    }
+}

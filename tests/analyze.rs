@@ -1,0 +1,394 @@
+//! End-to-end tests of `mancala analyze first-move` and `mancala analyze
+//! fair`: the built binary, on tiny boards, writing into temporary folders.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+fn mancala(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(args)
+        .output()
+        .expect("run mancala")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `mancala` and insists that it succeeds.
+fn ok(args: &[&str]) -> Output {
+    let o = mancala(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    o
+}
+
+/// Two board sizes, two seed counts, two capture rules, three agents:
+/// 8 boards, 24 cells of 6 games.
+const GRID: &[&str] = &[
+    "analyze",
+    "first-move",
+    "--game",
+    "kalah",
+    "--pits",
+    "2..3",
+    "--seeds",
+    "1..2",
+    "--rules",
+    "standard,empty_capture",
+    "--games",
+    "6",
+    "--tt",
+    "16",
+    "--agents",
+    "random",
+    "greedy",
+    "perfect",
+];
+const GRID_ROWS: usize = 24;
+
+fn grid(out: &Path, threads: &str, extra: &[&str]) -> Output {
+    let out = out.to_str().unwrap();
+    let mut args = GRID.to_vec();
+    args.extend(["--out", out, "--threads", threads]);
+    args.extend(extra);
+    mancala(&args)
+}
+
+type CsvRow = BTreeMap<String, String>;
+
+fn read_rows(path: &Path) -> Vec<CsvRow> {
+    let mut reader = csv::Reader::from_path(path).expect("open csv");
+    reader.deserialize().map(|r| r.expect("csv row")).collect()
+}
+
+/// The rows without the columns that measure time or work done, which
+/// differ from run to run.
+fn comparable(rows: &[CsvRow]) -> Vec<CsvRow> {
+    rows.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            for k in ["solve_seconds", "solve_nodes", "seconds"] {
+                assert!(r.remove(k).is_some(), "column {k}");
+            }
+            r
+        })
+        .collect()
+}
+
+fn solve_value(game: &str, position: Option<&str>) -> i64 {
+    let mut args = vec!["solve", "--game", game, "--tt", "16", "--json"];
+    if let Some(p) = position {
+        args.extend(["--position", p]);
+    }
+    let o = ok(&args);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["solution"]["value"].as_i64().unwrap()
+}
+
+#[test]
+fn first_move_writes_rows_charts_and_the_solvers_values() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("fm");
+    let o = grid(&out, "1", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // The markdown table: a header, a rule, one line per cell.
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("| board | rules | exact value | agent |"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("| ")).count(),
+        GRID_ROWS + 1
+    );
+
+    let rows = read_rows(&out.join("first_move.csv"));
+    assert_eq!(rows.len(), GRID_ROWS);
+    for r in &rows {
+        let n: u64 = r["games"].parse().unwrap();
+        let wdl: u64 = ["first_wins", "draws", "first_losses"]
+            .iter()
+            .map(|k| r[*k].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!((n, wdl), (6, 6), "{r:?}");
+        assert_eq!(r["exact"], "solved", "{r:?}");
+    }
+    // Exact values as `mancala solve` finds them, on every row of a board.
+    for (spec, rules) in [
+        ("kalah:pits=3,seeds=2", "standard"),
+        ("kalah:pits=2,seeds=2,empty_capture=true", "empty_capture"),
+        ("kalah:pits=3,seeds=1", "standard"),
+    ] {
+        let value = solve_value(spec, None);
+        let mine: Vec<&CsvRow> = rows.iter().filter(|r| r["spec"] == spec).collect();
+        assert_eq!(mine.len(), 3, "{spec}");
+        for r in mine {
+            assert_eq!(r["rules"], rules);
+            assert_eq!(r["exact_value"], value.to_string(), "{spec}");
+            assert!(
+                r["best_moves"].split(' ').count() >= 1 && !r["move_values"].is_empty(),
+                "{r:?}"
+            );
+        }
+    }
+    // Perfect play against itself ends with exactly the solver's margin.
+    for r in rows.iter().filter(|r| r["agent"] == "perfect") {
+        let margin: f64 = r["mean_margin"].parse().unwrap();
+        let exact: f64 = r["exact_value"].parse().unwrap();
+        assert_eq!(margin, exact, "{r:?}");
+    }
+
+    let json: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("first_move.json")).unwrap()).unwrap();
+    assert_eq!(json["rows"].as_array().unwrap().len(), GRID_ROWS);
+    assert_eq!(json["boards"].as_array().unwrap().len(), 8);
+    assert_eq!(json["options"]["games"], 6);
+    let first = &json["rows"][0];
+    assert_eq!(first["first_wdl"].as_array().unwrap().len(), 3);
+    assert!(first["first_score_95"].is_array());
+
+    // One skill chart per board, one heat map per rule set.
+    let mut svgs: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    svgs.sort();
+    assert_eq!(svgs.len(), 8 + 2, "{svgs:?}");
+    assert!(svgs.contains(&"exact_kalah_standard.svg".to_string()));
+    assert!(svgs.contains(&"exact_kalah_empty_capture.svg".to_string()));
+    assert!(svgs.contains(&"skill_kalah_p3_s2_standard.svg".to_string()));
+    for name in &svgs {
+        let body = fs::read_to_string(out.join(name)).unwrap();
+        assert!(
+            body.starts_with("<svg") && body.ends_with("</svg>\n"),
+            "{name}"
+        );
+        assert!(body.contains("<title") && body.contains("<desc"), "{name}");
+        assert!(body.contains("prefers-color-scheme: dark"), "{name}");
+    }
+    let heat = fs::read_to_string(out.join("exact_kalah_standard.svg")).unwrap();
+    assert!(heat.contains("pits per side") && heat.contains("seeds per pit"));
+    let v = solve_value("kalah:pits=3,seeds=2", None);
+    assert!(heat.contains(&format!(">{v:+}</text>")), "{heat}");
+}
+
+#[test]
+fn results_do_not_depend_on_threads_and_a_rerun_resumes() {
+    let dir = TempDir::new().unwrap();
+    let one = dir.path().join("one");
+    let two = dir.path().join("two");
+    let o = grid(&one, "1", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = grid(&two, "2", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = comparable(&read_rows(&one.join("first_move.csv")));
+    assert_eq!(reference.len(), GRID_ROWS);
+    assert_eq!(
+        comparable(&read_rows(&two.join("first_move.csv"))),
+        reference
+    );
+    let svg = |d: &Path| fs::read_to_string(d.join("skill_kalah_p3_s2_standard.svg")).unwrap();
+    assert_eq!(svg(&one), svg(&two));
+
+    // Lose the last rows, as a stopped run would: the rerun plays only those.
+    let csv_path = two.join("first_move.csv");
+    let text = fs::read_to_string(&csv_path).unwrap();
+    let kept: Vec<&str> = text.lines().take(1 + 10).collect();
+    fs::write(&csv_path, kept.join("\n") + "\n").unwrap();
+    let o = grid(&two, "2", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("10 finished cells kept"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(comparable(&read_rows(&csv_path)), reference);
+
+    // A finished grid: nothing more to play, nothing written twice.
+    let o = grid(&two, "1", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("24 finished cells kept"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(read_rows(&csv_path).len(), GRID_ROWS);
+
+    // Other options in the same folder: refused, nothing touched.
+    let before = fs::read_to_string(&csv_path).unwrap();
+    let o = grid(&two, "1", &["--seed", "9"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("other options") && stderr(&o).contains("seed: 1 there, 9 now"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(fs::read_to_string(&csv_path).unwrap(), before);
+}
+
+#[test]
+fn oware_rows_have_the_oware_solvers_values_and_no_perfect() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("oware");
+    let o = ok(&[
+        "analyze",
+        "first-move",
+        "--game",
+        "oware",
+        "--pits",
+        "3",
+        "--seeds",
+        "1..2",
+        "--agents",
+        "random",
+        "perfect",
+        "--games",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("Oware solver, which takes small boards only"),
+        "{text}"
+    );
+    assert!(text.contains("perfect on oware"), "{text}");
+    let rows = read_rows(&out.join("first_move.csv"));
+    assert_eq!(rows.len(), 2);
+    // Oware(3,1) is a draw and Oware(3,2) a win by 8 (docs/oware-solver.md).
+    for (r, value) in rows.iter().zip(["0", "8"]) {
+        assert_eq!(r["agent"], "random");
+        assert_eq!(r["exact"], "solved");
+        assert_eq!(r["exact_value"], value, "{r:?}");
+    }
+}
+
+#[test]
+fn bad_options_are_clear_errors() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("bad");
+    let out = out.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--pits", "0..3"], "--pits"),
+        (&["--pits", "5..3"], "empty"),
+        (&["--seeds", "x"], "--seeds"),
+        (&["--rules", "nonsense"], "unknown rule set"),
+        (&["--rules", "standard,standard"], "twice"),
+        (&["--agents", "bogus"], "--agents"),
+        (&["--games", "0"], "--games"),
+        (&["--budget", "soon"], "--budget"),
+        (&["--game", "chess"], "unknown game"),
+        (&["--game", "kalah:pits=4"], "--pits"),
+        (
+            &["--game", "oware", "--rules", "empty_capture"],
+            "empty_capture",
+        ),
+        (&["--pits", "15", "--seeds", "10"], "seeds"),
+        (&["--db-seeds", "121"], "--db-seeds"),
+    ];
+    for (extra, says) in cases {
+        // Every case fails before any game is played, on the default grid.
+        let mut args = vec![
+            "analyze",
+            "first-move",
+            "--games",
+            "2",
+            "--agents",
+            "random",
+            "--out",
+            out,
+        ];
+        args.extend(*extra);
+        let o = mancala(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(says), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+        let _ = fs::remove_dir_all(out);
+    }
+    for args in [
+        &["analyze", "fair", "--game", "oware"][..],
+        &["analyze", "fair", "--moves", "3"],
+        &["analyze", "fair", "--game", "kalah:pits=2", "--budget", "x"],
+    ] {
+        let o = mancala(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn fair_starts_are_worth_zero_by_the_solver() {
+    let o = ok(&[
+        "analyze",
+        "fair",
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--tt",
+        "16",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sets = v["rule_sets"].as_array().unwrap();
+    assert_eq!(sets.len(), 2);
+    assert_eq!(sets[0]["empty_capture"], false);
+    assert_eq!(sets[1]["empty_capture"], true);
+    for set in sets {
+        let game = set["game"].as_str().unwrap();
+        assert_eq!(
+            set["start_value"].as_i64().unwrap(),
+            solve_value(game, None),
+            "{game}"
+        );
+        let fair = set["fair"].as_array().unwrap();
+        let count = set["fair_count"].as_u64().unwrap() as usize;
+        assert!(count > 0, "{game}");
+        assert_eq!(fair.len(), count);
+        assert_eq!(
+            set["fair_one_seed"].as_u64().unwrap() + set["fair_two_seeds"].as_u64().unwrap(),
+            count as u64
+        );
+        assert_eq!(set["unsolved"], 0);
+        // Every candidate has a value; the fair ones are those worth 0.
+        let by_value: u64 = set["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p[1].as_u64().unwrap())
+            .sum();
+        assert_eq!(by_value, set["candidates"].as_u64().unwrap());
+        // A few of them, checked one by one with `mancala solve --position`.
+        for f in [&fair[0], &fair[count / 2], &fair[count - 1]] {
+            let position = f["position"].as_str().unwrap();
+            assert_eq!(solve_value(game, Some(position)), 0, "{game} {position}");
+        }
+    }
+    // One seed moved: every pit to every other place, 6 x 7 on this board.
+    let o = ok(&[
+        "analyze",
+        "fair",
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--moves",
+        "1",
+        "--capture",
+        "empty",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let set = &v["rule_sets"][0];
+    assert_eq!(set["candidates"], 42);
+    assert_eq!(set["fair_two_seeds"], 0);
+    assert_eq!(set["fair_one_seed"], set["fair_count"]);
+}
