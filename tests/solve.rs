@@ -44,7 +44,13 @@ fn solve_json_gives_the_value_every_move_and_a_line_that_keeps_it() {
         .collect();
     assert_eq!(moves, [("1".into(), 2), ("2".into(), 2), ("3".into(), -4)]);
     // Replaying the principal variation ends the game with that margin.
-    let pv: Vec<&str> = s["pv"]
+    assert_eq!(replayed_margin("kalah:pits=3,seeds=3", &s["pv"]), 2);
+}
+
+/// Player 0's final margin after replaying `pv` (a JSON list of moves)
+/// from the start of `game`.
+fn replayed_margin(game: &str, pv: &Value) -> i64 {
+    let moves: Vec<&str> = pv
         .as_array()
         .unwrap()
         .iter()
@@ -53,20 +59,16 @@ fn solve_json_gives_the_value_every_move_and_a_line_that_keeps_it() {
     let replay = mancala(&[
         "replay",
         "--game",
-        "kalah:pits=3,seeds=3",
+        game,
         "--moves",
-        &pv.join(" "),
+        &moves.join(" "),
         "--json",
     ]);
     assert!(replay.status.success());
     let text = String::from_utf8_lossy(&replay.stdout);
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     let scores = &last["final_scores"];
-    assert_eq!(
-        scores[0].as_i64().unwrap() - scores[1].as_i64().unwrap(),
-        2,
-        "{last}"
-    );
+    scores[0].as_i64().unwrap() - scores[1].as_i64().unwrap()
 }
 
 #[test]
@@ -153,29 +155,7 @@ fn solve_oware_json_gives_the_value_every_move_and_a_line_that_keeps_it() {
         })
         .collect();
     assert_eq!(moves, [("1".into(), -2), ("2".into(), 4), ("3".into(), 8)]);
-    let pv: Vec<&str> = s["pv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
-    let replay = mancala(&[
-        "replay",
-        "--game",
-        "oware:pits=3,seeds=2",
-        "--moves",
-        &pv.join(" "),
-        "--json",
-    ]);
-    assert!(replay.status.success());
-    let text = String::from_utf8_lossy(&replay.stdout);
-    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    let scores = &last["final_scores"];
-    assert_eq!(
-        scores[0].as_i64().unwrap() - scores[1].as_i64().unwrap(),
-        8,
-        "{last}"
-    );
+    assert_eq!(replayed_margin("oware:pits=3,seeds=2", &s["pv"]), 8);
 }
 
 #[test]

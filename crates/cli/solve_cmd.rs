@@ -175,17 +175,13 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         Err(SolveError::Stopped) => return Err(anyhow::Error::new(crate::Interrupted)),
         Err(e) => return Err(e.into()),
     };
-    let position = rules.setup(&state).to_string();
-    if args.json {
-        let out = json!({
-            "game": rules.to_string(),
-            "position": position,
-            "solution": solution,
-        });
-        println!("{out}");
-    } else {
-        print_solution(&rules, &position, &solution, false);
-    }
+    report(
+        args,
+        &rules,
+        &rules.setup(&state).to_string(),
+        &solution,
+        false,
+    );
     Ok(())
 }
 
@@ -224,7 +220,24 @@ fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
         Err(e @ OwareSolveError::PlyLimit { .. }) => return Err(bad_input(e)),
         Err(e) => return Err(e.into()),
     };
-    let position = rules.setup(&state).to_string();
+    report(
+        args,
+        &rules,
+        &rules.setup(&state).to_string(),
+        &solution,
+        true,
+    );
+    Ok(())
+}
+
+/// Prints a solution as `--json` or text asks.
+fn report(
+    args: &SolveArgs,
+    rules: &dyn std::fmt::Display,
+    position: &str,
+    solution: &Solution,
+    growing_table: bool,
+) {
     if args.json {
         let out = json!({
             "game": rules.to_string(),
@@ -233,9 +246,8 @@ fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
         });
         println!("{out}");
     } else {
-        print_solution(&rules, &position, &solution, true);
+        print_solution(rules, position, solution, growing_table);
     }
-    Ok(())
 }
 
 /// Prints a solution; `growing_table`: the table is Oware's, which grows
