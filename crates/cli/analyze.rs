@@ -128,17 +128,13 @@ pub struct FirstMoveArgs {
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
     tt: u64,
     /// Seeds in the solver's endgame database's fullest level (default:
-    /// the largest with at most 2^22 positions; 0: no database).
+    /// as `mancala solve`, kept in the same cache folder; 0: no database).
     #[arg(long)]
     db_seeds: Option<usize>,
     /// Output folder: first_move.csv, first_move.json, SVG charts.
     #[arg(long, default_value = "results/first-move")]
     out: PathBuf,
 }
-
-/// Positions of the default endgame database of `analyze`: small enough to
-/// build in well under a second, so small boards stay fast.
-const ANALYZE_DB_POSITIONS: u64 = 1 << 22;
 
 /// One row of `first_move.csv`: a board, a rule set and an agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -413,12 +409,11 @@ fn check_db_seeds(k: Option<usize>) -> Result<()> {
 
 /// The solver's options for `rules` under the user's flags.
 fn solver_options(rules: &KalahRules, tt: u64, db_seeds: Option<usize>) -> Result<SolverOptions> {
-    let mut options = SolverOptions {
-        table_mib: tt as usize,
-        endgame_seeds: 0,
-        endgame_dir: None,
-    }
-    .with_endgame_positions(ANALYZE_DB_POSITIONS, rules.pits());
+    // The same databases as `mancala solve`, from the same cache folder: a
+    // grid of boards with one pit count shares one database per rule set.
+    let mut options = SolverOptions::for_rules(rules);
+    options.table_mib = tt as usize;
+    options.endgame_dir = crate::solve_cmd::default_db_dir();
     check_db_seeds(db_seeds)?;
     if let Some(k) = db_seeds {
         options.endgame_seeds = k;

@@ -82,7 +82,7 @@ impl SolveArgs {
 }
 
 /// Where endgame databases are kept when `--db-dir` is not given.
-fn default_db_dir() -> Option<std::path::PathBuf> {
+pub fn default_db_dir() -> Option<std::path::PathBuf> {
     let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(dir) = var("MANCALA_DB_DIR") {
         return Some(dir.into());

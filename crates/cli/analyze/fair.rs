@@ -47,8 +47,8 @@ pub struct FairArgs {
     /// every candidate).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
     tt: u64,
-    /// Seeds in the endgame database's fullest level (default: the largest
-    /// with at most 2^22 positions; 0: no database).
+    /// Seeds in the endgame database's fullest level (default: as `mancala
+    /// solve`, kept in the same cache folder; 0: no database).
     #[arg(long)]
     db_seeds: Option<usize>,
     /// Stop after this long for each rule set (e.g. 10m); unsolved
