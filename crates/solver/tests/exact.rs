@@ -1,8 +1,8 @@
 //! The solver against a plain minimax that searches every line to the end
 //! with no table, no pruning and no database, on tiny boards under every
 //! rule option; the endgame database against the same plain search; and
-//! the published values of Kalah(6,4) (ignored: they take seconds to
-//! minutes; `cargo test -p mancala-solver -- --ignored`).
+//! the published values of Kalah(6,4) (ignored: they take minutes;
+//! `MANCALA_DB_DIR=DIR cargo test --release -p mancala-solver -- --ignored`).
 
 use std::collections::HashMap;
 
@@ -193,19 +193,27 @@ fn solve_start(spec: &str) -> i32 {
         mancala_core::GameSpec::Kalah(r) => r,
         _ => unreachable!(),
     };
-    let solver = Solver::new(rules, &SolverOptions::for_rules(&rules)).unwrap();
-    solver.solve(&rules.start(), 2).unwrap().value
+    // The databases `mancala solve` keeps, when the caller points at them:
+    // the 22-seed one takes minutes to build.
+    let options = SolverOptions {
+        endgame_dir: std::env::var_os("MANCALA_DB_DIR").map(Into::into),
+        ..SolverOptions::for_rules(&rules)
+    };
+    let solver = Solver::new(rules, &options).unwrap();
+    solver
+        .value_with_threads(&rules.start(), 2, StopCondition::NEVER)
+        .unwrap()
 }
 
 #[test]
-#[ignore = "takes seconds: run with --ignored"]
+#[ignore = "takes minutes (a 22-seed database): run with --ignored, and MANCALA_DB_DIR to keep it"]
 fn kalah_6_4_is_a_win_by_10_under_empty_capture() {
     // Irving, Donkers & Uiterwijk (2000).
     assert_eq!(solve_start("kalah:empty_capture=true"), 10);
 }
 
 #[test]
-#[ignore = "takes seconds: run with --ignored"]
+#[ignore = "takes minutes (a 22-seed database): run with --ignored, and MANCALA_DB_DIR to keep it"]
 fn kalah_6_4_is_a_win_by_8_under_standard_rules() {
     // Rawlings (2015).
     assert_eq!(solve_start("kalah"), 8);
