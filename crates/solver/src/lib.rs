@@ -357,7 +357,7 @@ impl Solver {
             .into_iter()
             .map(|(mv, v)| MoveValue {
                 mv,
-                value: base + v.expect("every move was solved"),
+                value: base + v,
             })
             .collect())
     }
@@ -384,85 +384,63 @@ impl Solver {
     /// `every_move`, each move's value (the gain included, the stores'
     /// margin before it not), found by `threads` threads.
     ///
-    /// This thread finds the position's own value first. The others solve
-    /// its moves meanwhile, best first; with `every_move` this thread then
-    /// joins them, every move's search starting from the position's value
+    /// The position's own value comes first (on several threads, by
+    /// [`Solver::split_mtdf`]). With `every_move` the threads then share out
+    /// the moves, every move's search starting from the position's value
     /// (the best move's value is that value; the others' first probe fails
     /// low at once on what the table learnt), which costs far less than one
-    /// MTD(f) from scratch per move. Without it they stop once the position
-    /// is solved.
-    #[allow(clippy::type_complexity)]
+    /// MTD(f) from scratch per move.
     fn root_search(
         &self,
         state: &KalahState,
         threads: usize,
         stop: StopCondition<'_>,
         every_move: bool,
-    ) -> Result<(i32, Vec<(Move, Option<i32>)>), SolveError> {
+    ) -> Result<(i32, Vec<(Move, i32)>), SolveError> {
         let rules = &self.rules;
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
         let kids = children(rules, state, mover);
-        // The queue of moves, most promising first, except that the very
-        // first goes last: the root's own search looks at it first.
+        let root = if threads > 1 {
+            self.split_mtdf(state, &kids, threads, stop)?
+        } else {
+            self.to_come(state, stop)?
+        };
+        if !every_move {
+            return Ok((root, Vec::new()));
+        }
+        // The moves, most promising first, shared out among the threads.
         let mut queue: Vec<usize> = (0..kids.len()).collect();
         queue.sort_by_key(|&i| std::cmp::Reverse((!kids[i].3, kids[i].2)));
-        queue.rotate_left(1);
         let shared = self.shared();
-        let root = OnceLock::new();
-        let done = AtomicBool::new(false);
+        // Raised only when a thread cannot start: the others then stop.
+        let failed = AtomicBool::new(false);
         let next = AtomicUsize::new(0);
         let values: Vec<OnceLock<i32>> = kids.iter().map(|_| OnceLock::new()).collect();
-        if threads > 1 {
-            let _ = root.set(self.split_mtdf(state, &kids, threads, stop)?);
-            if !every_move {
-                return Ok((root.into_inner().expect("set"), Vec::new()));
-            }
-        }
-        let work = |first: bool| -> Result<(), SolveError> {
+        let work = || -> Result<(), SolveError> {
             let mut search = Search::new(&shared, stop);
-            search.abort = Some(&done);
-            let result = (|| {
-                if first && root.get().is_none() {
-                    let v = search.solve(state, 0);
+            search.abort = Some(&failed);
+            let result = loop {
+                let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break Ok(());
+                };
+                let (_, child, gain, passes) = &kids[i];
+                let value = if rules.to_move(child).is_none() {
+                    *gain
+                } else {
+                    // No move is worth more than the root: start there.
+                    let guess = if *passes { gain - root } else { root - gain };
+                    let v = search.solve(child, guess);
                     if search.stopped {
-                        return Err(SolveError::Stopped);
+                        break Err(SolveError::Stopped);
                     }
-                    let _ = root.set(v);
-                    if !every_move {
-                        done.store(true, Ordering::Relaxed);
-                        return Ok(());
-                    }
-                }
-                loop {
-                    let Some(&i) = queue.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        return Ok(());
-                    };
-                    let (_, child, gain, passes) = &kids[i];
-                    let value = if rules.to_move(child).is_none() {
-                        *gain
+                    if *passes {
+                        gain - v
                     } else {
-                        // No move is worth more than the root: start there.
-                        let guess = root
-                            .get()
-                            .map_or(0, |&r| if *passes { gain - r } else { r - gain });
-                        let v = search.solve(child, guess);
-                        if search.stopped {
-                            // Stopped by the caller, or no longer needed.
-                            return if done.load(Ordering::Relaxed) {
-                                Ok(())
-                            } else {
-                                Err(SolveError::Stopped)
-                            };
-                        }
-                        if *passes {
-                            gain - v
-                        } else {
-                            gain + v
-                        }
-                    };
-                    let _ = values[i].set(value);
-                }
-            })();
+                        gain + v
+                    }
+                };
+                let _ = values[i].set(value);
+            };
             self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
             result
         };
@@ -470,15 +448,14 @@ impl Solver {
             let helpers = (1..threads.max(1))
                 .map(|_| {
                     std::thread::Builder::new()
-                        .spawn_scoped(scope, || work(false))
+                        .spawn_scoped(scope, work)
                         .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))
                 })
                 .collect::<Result<Vec<_>, _>>();
             let mine = match helpers {
-                Ok(_) => work(true),
+                Ok(_) => work(),
                 Err(_) => {
-                    // The helpers that did start are told to stop.
-                    done.store(true, Ordering::Relaxed);
+                    failed.store(true, Ordering::Relaxed);
                     Ok(())
                 }
             };
@@ -487,14 +464,12 @@ impl Solver {
             }
             mine
         })?;
-        let root = *root.get().expect("the root was solved");
-        Ok((
-            root,
-            kids.iter()
-                .zip(values)
-                .map(|((mv, ..), v)| (*mv, v.into_inner()))
-                .collect(),
-        ))
+        let moves = kids
+            .iter()
+            .zip(values)
+            .map(|((mv, ..), v)| (*mv, v.into_inner().expect("every move was solved")))
+            .collect();
+        Ok((root, moves))
     }
 
     /// The value still to come for the mover of `state` (not over).
