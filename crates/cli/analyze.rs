@@ -673,24 +673,16 @@ impl<G: Game> Agent<G> for BoardPerfect {
                 game.name()
             )));
         };
-        let moves = self
+        // Which moves keep the value: one null-window search each, far
+        // cheaper than every move's exact value.
+        let (best, top) = self
             .solver
-            .move_values(kalah, 1, stop)
+            .best_moves(kalah, 1, stop)
             .map_err(|e| match e {
                 SolveError::Stopped => AgentError::Stopped,
                 SolveError::GameOver => AgentError::GameOver,
                 e => AgentError::Failed(e.to_string()),
             })?;
-        let best = moves
-            .iter()
-            .map(|m| m.value)
-            .max()
-            .ok_or(AgentError::GameOver)?;
-        let top: Vec<Move> = moves
-            .iter()
-            .filter(|m| m.value == best)
-            .map(|m| m.mv)
-            .collect();
         self.info = SearchInfo {
             value: Some(f64::from(best)),
             elapsed: t0.elapsed(),
