@@ -737,7 +737,7 @@ fn play_cell<G: Game>(
         names: vec![name.to_string()],
         specs: vec![name.to_string()],
         factory: Box::new(|_| match agent {
-            CellAgent::Spec(a) => a.build::<G>(),
+            CellAgent::Spec(a) => a.build(game),
             CellAgent::Solved(solver) => Box::new(BoardPerfect {
                 solver: Arc::clone(solver),
                 rng: SmallRng::seed_from_u64(0),

@@ -121,7 +121,7 @@ fn search_rate<G: Game>(game: &G, spec: &str, budget: Duration) -> Result<(f64, 
     let per_position = budget.div_f64(positions.len() as f64);
     let (mut nodes, mut secs, mut depth) = (0u64, 0f64, 0f64);
     for (i, state) in positions.iter().enumerate() {
-        let mut agent = spec.build::<G>();
+        let mut agent = spec.build(game);
         agent.new_game(i as u64);
         let deadline = Instant::now() + per_position;
         // At least one move per position, however short the budget.

@@ -7,6 +7,7 @@ mod agents;
 mod analyze;
 mod bench;
 mod board;
+mod engine_cmd;
 mod game_cmds;
 mod match_cmd;
 mod play;
@@ -134,6 +135,9 @@ enum Command {
     Match(match_cmd::MatchArgs),
     /// Play against an agent in the terminal.
     Play(play::PlayArgs),
+    /// Serve an agent over the engine protocol on stdin/stdout
+    /// (docs/engine-protocol.md), for other people's tools.
+    Engine(engine_cmd::EngineArgs),
     /// Solve a position of Kalah (or of a small Oware board): its exact
     /// value, every move's value and a principal variation; `--bench`
     /// times whole games.
@@ -155,6 +159,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play::run(&args),
+        Command::Engine(args) => engine_cmd::run(&args),
         Command::Solve(args) => solve_cmd::run(&args),
         Command::Analyze(args) => analyze::run(&args),
     };

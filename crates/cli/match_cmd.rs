@@ -82,7 +82,7 @@ fn play_match<G: Game>(
     let players = Players {
         names: names.clone(),
         specs: names.clone(),
-        factory: Box::new(|i: usize| agents[i].build::<G>()),
+        factory: Box::new(|i: usize| agents[i].build(game)),
     };
     let openings = random_openings(
         game,

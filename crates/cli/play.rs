@@ -108,7 +108,7 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
         seed: u64,
         out: W,
     ) -> Self {
-        let mut agent = spec.build::<G>();
+        let mut agent = spec.build(game);
         agent.new_game(derive_seed(seed, human.opponent().index() as u64));
         let mut names = [String::new(), String::new()];
         names[human.index()] = format!("player {human} (you)");
@@ -427,7 +427,7 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
         self.hints += 1;
         let agent = self
             .hint_agent
-            .get_or_insert_with(|| self.spec.build::<G>());
+            .get_or_insert_with(|| self.spec.build(self.game));
         agent.new_game(seed);
         match agent.choose(self.game, &self.state) {
             Ok(mv) => {

@@ -151,7 +151,7 @@ fn run_tournament<G: Game>(
         players: Players {
             names: names.clone(),
             specs: specs.clone(),
-            factory: Box::new(|i: usize| agents[i].build::<G>()),
+            factory: Box::new(|i: usize| agents[i].build(game)),
         },
         openings,
         options: RunOptions {

@@ -158,6 +158,23 @@ pub trait Agent<G: Game>: Send {
     fn info(&self) -> SearchInfo {
         SearchInfo::default()
     }
+
+    /// Told each move of the current game as it is played, by either
+    /// player (openings and the agent's own moves included), by callers
+    /// that follow a whole game, like the tournament runner. Agents that
+    /// need a game's history (an external engine fed `position startpos
+    /// moves ...`) keep it; the default ignores it.
+    fn observe(&mut self, mv: Move) {
+        let _ = mv;
+    }
+
+    /// Whether [`Agent::choose_until`] is certain to return by the
+    /// deadline, whatever happens inside (an external program is killed
+    /// when it is late). The runner guards other agents with a watchdog
+    /// thread when moves have a time limit.
+    fn enforces_deadline(&self) -> bool {
+        false
+    }
 }
 
 impl<G: Game> Agent<G> for Box<dyn Agent<G>> {
@@ -180,6 +197,12 @@ impl<G: Game> Agent<G> for Box<dyn Agent<G>> {
     }
     fn info(&self) -> SearchInfo {
         (**self).info()
+    }
+    fn observe(&mut self, mv: Move) {
+        (**self).observe(mv);
+    }
+    fn enforces_deadline(&self) -> bool {
+        (**self).enforces_deadline()
     }
 }
 

@@ -22,11 +22,19 @@
 //! [[agents]]
 //! name = "minimax-6"             # optional display name; default the spec
 //! spec = "minimax:depth=6"
+//!
+//! [[agents]]                     # an external program (docs/engine-protocol.md)
+//! name = "pybot"                 # required for an engine
+//! command = ["python3", "bot.py", "--flag"]
+//! options = { Hash = "64" }      # optional: `setoption`s after each start
+//! go = "movetime 100"            # optional: limits of each `go` (movetime, nodes, depth)
+//! handshake_timeout = "10s"      # optional: time to start and get ready
 //! ```
 //!
 //! Parsing checks the shape and every value it can check without knowing
 //! which games and agents exist; the caller checks the game and agent specs.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -83,15 +91,123 @@ pub enum ConfigError {
     },
 }
 
-/// One agent of a tournament.
+/// One agent of a tournament: a built-in agent (`spec`) or an external
+/// program speaking the engine protocol (`command`, with `options`, `go`
+/// and `handshake_timeout`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentEntry {
-    /// Display name (default: the spec).
+    /// Display name (default: the spec; required for an engine).
     #[serde(default)]
     pub name: Option<String>,
-    /// Agent spec, e.g. `minimax:depth=6`.
+    /// Agent spec, e.g. `minimax:depth=6`. For an engine entry, the
+    /// `engine:` spec made from its keys when the config is read.
+    #[serde(default)]
     pub spec: String,
+    /// An engine's program and arguments, e.g. `["python3", "bot.py"]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    /// An engine's `setoption`s, e.g. `{ Hash = "64" }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<BTreeMap<String, toml::Value>>,
+    /// An engine's `go` limits, e.g. `"movetime 100"` or `"nodes 20000"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub go: Option<String>,
+    /// Time an engine has to start and get ready for a game, e.g. `"10s"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake_timeout: Option<String>,
+}
+
+impl AgentEntry {
+    /// For an engine entry, fills `spec` with the `engine:` spec of its
+    /// keys; checks that exactly one of `spec` and `command` is given.
+    fn resolve(&mut self, i: usize) -> Result<(), (String, String)> {
+        let key = |k: &str| format!("agents[{i}].{k}");
+        let engine_keys = [
+            ("options", self.options.is_some()),
+            ("go", self.go.is_some()),
+            ("handshake_timeout", self.handshake_timeout.is_some()),
+        ];
+        let Some(command) = &self.command else {
+            if self.spec.trim().is_empty() {
+                return Err((
+                    format!("agents[{i}]"),
+                    "needs `spec` (a built-in agent) or `command` (an engine program)".into(),
+                ));
+            }
+            if let Some((k, _)) = engine_keys.iter().find(|(_, given)| *given) {
+                return Err((
+                    key(k),
+                    "is only for an engine (an agent with `command`)".into(),
+                ));
+            }
+            return Ok(());
+        };
+        if !self.spec.trim().is_empty() {
+            return Err((
+                key("spec"),
+                "give either `spec` (a built-in agent) or `command` (an engine), not both".into(),
+            ));
+        }
+        let Some(name) = &self.name else {
+            return Err((
+                format!("agents[{i}]"),
+                "an engine (`command`) needs a `name`".into(),
+            ));
+        };
+        if command.is_empty() || command[0].trim().is_empty() {
+            return Err((
+                key("command"),
+                "must name a program: [\"program\", \"arg\", ...]".into(),
+            ));
+        }
+        // The engine spec separates its keys with commas and options with
+        // semicolons, so those cannot be inside them.
+        if let Some(arg) = command.iter().find(|a| a.contains(',')) {
+            return Err((
+                key("command"),
+                format!("'{}': arguments cannot contain commas", truncate_input(arg)),
+            ));
+        }
+        let mut config = mancala_engine::EngineConfig::new(name.clone(), command.clone());
+        if let Some(options) = &self.options {
+            for (option, value) in options {
+                let value = match value {
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Integer(n) => n.to_string(),
+                    toml::Value::Float(x) => x.to_string(),
+                    toml::Value::Boolean(b) => b.to_string(),
+                    _ => {
+                        return Err((
+                            key(&format!("options.{option}")),
+                            "must be a string, number or boolean".into(),
+                        ))
+                    }
+                };
+                if [option.as_str(), value.as_str()]
+                    .iter()
+                    .any(|t| t.contains([',', ';']))
+                    || option.contains('=')
+                {
+                    return Err((
+                        key(&format!("options.{option}")),
+                        "names and values cannot contain ',' or ';' (nor names '=')".into(),
+                    ));
+                }
+                config.options.push((option.clone(), value));
+            }
+        }
+        if let Some(go) = &self.go {
+            config.go =
+                mancala_engine::GoLimits::parse(go).map_err(|e| (key("go"), e.to_string()))?;
+        }
+        if let Some(t) = &self.handshake_timeout {
+            config.handshake_timeout = mancala_agents::parse_duration("handshake_timeout", t)
+                .map_err(|e| (key("handshake_timeout"), e.to_string()))?;
+        }
+        self.spec = config.to_string();
+        Ok(())
+    }
 }
 
 /// The `[openings]` table.
@@ -175,10 +291,20 @@ impl TournamentConfig {
     /// # Errors
     /// [`ConfigError`] naming the file and the key.
     pub fn parse(text: &str, path: &str) -> Result<TournamentConfig, ConfigError> {
-        let config: TournamentConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
-            path: path.to_string(),
-            message: clip_lines(e.to_string().trim_end()),
-        })?;
+        let mut config: TournamentConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Syntax {
+                path: path.to_string(),
+                message: clip_lines(e.to_string().trim_end()),
+            })?;
+        for (i, agent) in config.agents.iter_mut().enumerate() {
+            agent
+                .resolve(i)
+                .map_err(|(key, message)| ConfigError::Invalid {
+                    path: path.to_string(),
+                    key,
+                    message,
+                })?;
+        }
         config.check(path)?;
         Ok(config)
     }
@@ -463,5 +589,57 @@ spec = "greedy"
         assert!(e.contains("seed"), "{e}");
         let e = error_of(&GOOD.replace("[[agents]]\nname = \"g\"\nspec = \"greedy\"\n", ""));
         assert!(e.contains("at least 2 agents"), "{e}");
+    }
+
+    const ENGINE: &str = "[[agents]]\nname = \"py\"\ncommand = [\"python3\", \"my bot.py\"]\n\
+                          options = { Hash = 64, Book = \"off\" }\ngo = \"movetime 100\"\n";
+
+    #[test]
+    fn an_engine_entry_becomes_an_engine_spec() {
+        let c = TournamentConfig::parse(&format!("{GOOD}{ENGINE}"), "t.toml").unwrap();
+        assert_eq!(c.agent_names(), vec!["random", "g", "py"]);
+        assert_eq!(
+            c.agents[2].spec,
+            "engine:cmd=python3 'my bot.py',name=py,movetime=100ms,options=Book=off;Hash=64"
+        );
+    }
+
+    #[test]
+    fn engine_entry_errors_name_the_key() {
+        for (from, to, needle) in [
+            (
+                "name = \"py\"\n",
+                "",
+                "agents[2]`: an engine (`command`) needs a `name`",
+            ),
+            ("go = \"movetime 100\"", "go = \"wtime 5\"", "agents[2].go`"),
+            (
+                "command = [\"python3\", \"my bot.py\"]",
+                "command = []",
+                "agents[2].command`",
+            ),
+            (
+                "command = [\"python3\", \"my bot.py\"]",
+                "command = [\"bot\", \"a,b\"]",
+                "commas",
+            ),
+            ("Hash = 64", "Hash = [1]", "agents[2].options.Hash`"),
+            (
+                "name = \"py\"\n",
+                "name = \"py\"\nspec = \"random\"\n",
+                "not both",
+            ),
+            (
+                "command = [\"python3\", \"my bot.py\"]\n",
+                "spec = \"random\"\n",
+                "agents[2].options`: is only for an engine",
+            ),
+        ] {
+            let text = format!("{GOOD}{}", ENGINE.replace(from, to));
+            let e = error_of(&text);
+            assert!(e.contains(needle), "{from} -> {to}: {e}");
+        }
+        let e = error_of(&GOOD.replace("spec = \"greedy\"", ""));
+        assert!(e.contains("needs `spec`"), "{e}");
     }
 }

@@ -12,6 +12,7 @@ pub mod record;
 pub mod report;
 pub mod runner;
 pub mod schedule;
+mod seat;
 pub mod stats;
 
 use thiserror::Error;
@@ -21,6 +22,7 @@ pub use log::{EncodedRecord, GameLog, LogError, OutputDir};
 pub use record::GameRecord;
 pub use report::{summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions};
+pub use seat::HANG_GRACE;
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 
 /// Errors of the tournament crate.

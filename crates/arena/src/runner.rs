@@ -1,11 +1,12 @@
 //! Plays scheduled games in parallel, each reproducible from its seed.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mancala_agents::{derive_seed, Agent, AgentError, StopCondition};
+
+use crate::seat::{Choice, Seat, HANG_GRACE};
 use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
@@ -44,24 +45,23 @@ struct Played {
     winner: Option<u8>,
     end: String,
     error: Option<String>,
-    /// The seat whose agent panicked (it must be rebuilt).
-    panicked: Option<usize>,
+    /// The seat whose agent panicked or hung (it must be rebuilt).
+    agent_lost: Option<usize>,
 }
 
-/// Plays one game between `agents` (in seat order) after `opening`.
+/// Plays one game between `seats` (in seat order) after `opening`.
 /// Returns `None` if `stop` was raised before the end.
 fn play_one<G: Game>(
     game: &G,
-    agents: [&mut Box<dyn Agent<G>>; 2],
+    seats: [&mut Seat<G>; 2],
     opening: &[Move],
     seed: u64,
     move_timeout: Option<Duration>,
     stop: &AtomicBool,
 ) -> Result<Option<Played>, ArenaError> {
-    let [a0, a1] = agents;
-    let mut seats = [a0, a1];
-    for (seat, agent) in seats.iter_mut().enumerate() {
-        agent.new_game(derive_seed(seed, seat as u64));
+    let mut seats = seats;
+    for (index, seat) in seats.iter_mut().enumerate() {
+        seat.new_game(derive_seed(seed, index as u64));
     }
     let mut state = game.start();
     let mut moves = Vec::with_capacity(128);
@@ -69,15 +69,16 @@ fn play_one<G: Game>(
         game.try_play(&mut state, mv)
             .map_err(|e| ArenaError::Opening(e.to_string()))?;
         moves.push(mv);
+        seats.iter_mut().for_each(|s| s.observe(mv));
     }
     let forfeit =
-        |seat: usize, moves: Vec<Move>, state: &G::State, why: String, panicked: bool| Played {
+        |seat: usize, moves: Vec<Move>, state: &G::State, why: String, lost: bool| Played {
             moves,
             scores: game.scores(state).0,
             winner: Some(1 - seat as u8),
             end: "forfeit".into(),
             error: Some(format!("seat {seat}: {why}")),
-            panicked: panicked.then_some(seat),
+            agent_lost: lost.then_some(seat),
         };
     while let Some(mover) = game.to_move(&state) {
         if stop.load(Ordering::Relaxed) {
@@ -86,59 +87,60 @@ fn play_one<G: Game>(
         let seat = mover.index();
         let t0 = Instant::now();
         // The search itself watches the deadline and Ctrl-C, so a runaway
-        // budget neither blocks the worker nor delays the stop.
+        // budget neither blocks the worker nor delays the stop; an agent
+        // that ignores them is watched from outside (see `seat`).
         let until = StopCondition {
             deadline: move_timeout.and_then(|limit| t0.checked_add(limit)),
             cancel: Some(stop),
         };
-        let answer = catch_unwind(AssertUnwindSafe(|| {
-            seats[seat].choose_until(game, &state, until)
-        }));
+        let choice = seats[seat].choose(game, &state, until);
         let took = t0.elapsed();
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        let timed_out = move_timeout
-            .filter(|&limit| took > limit || matches!(answer, Ok(Err(AgentError::Stopped))));
-        if let Some(limit) = timed_out {
-            let why = format!(
+        let late = |limit: Duration| {
+            format!(
                 "timeout: move {} took {} ms, the limit is {} ms",
                 moves.len() + 1,
                 took.as_millis(),
                 limit.as_millis()
-            );
-            return Ok(Some(forfeit(seat, moves, &state, why, false)));
-        }
-        let mv = match answer {
-            Err(panic) => {
-                let why = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                return Ok(Some(forfeit(
-                    seat,
-                    moves,
-                    &state,
-                    format!("agent panicked: {why}"),
-                    true,
-                )));
+            )
+        };
+        let mv = match choice {
+            Choice::Hung => {
+                let limit = move_timeout.expect("only a move with a deadline is given up");
+                let why = format!(
+                    "timeout: move {} had not returned {} ms after the {} ms limit; \
+                     the agent was abandoned",
+                    moves.len() + 1,
+                    HANG_GRACE.as_millis(),
+                    limit.as_millis()
+                );
+                return Ok(Some(forfeit(seat, moves, &state, why, true)));
             }
-            Ok(Err(e)) => {
-                return Ok(Some(forfeit(
-                    seat,
-                    moves,
-                    &state,
-                    format!("agent error: {e}"),
-                    false,
-                )))
+            Choice::Panicked(why) => {
+                let why = format!("agent panicked: {why}");
+                return Ok(Some(forfeit(seat, moves, &state, why, true)));
             }
-            Ok(Ok(mv)) => mv,
+            _ if move_timeout.is_some_and(|limit| took > limit) => {
+                let why = late(move_timeout.expect("checked"));
+                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+            }
+            Choice::Answer(Err(AgentError::Stopped)) if move_timeout.is_some() => {
+                let why = late(move_timeout.expect("checked"));
+                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+            }
+            Choice::Answer(Err(e)) => {
+                let why = format!("agent error: {e}");
+                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+            }
+            Choice::Answer(Ok(mv)) => mv,
         };
         if let Err(e) = game.try_play(&mut state, mv) {
             return Ok(Some(forfeit(seat, moves, &state, e.to_string(), false)));
         }
         moves.push(mv);
+        seats.iter_mut().for_each(|s| s.observe(mv));
     }
     let outcome = game
         .outcome(&state)
@@ -149,7 +151,7 @@ fn play_one<G: Game>(
         winner: outcome.winner().map(|p: Player| p.index() as u8),
         end: outcome.reason.to_string(),
         error: None,
-        panicked: None,
+        agent_lost: None,
     }))
 }
 
@@ -176,7 +178,7 @@ pub struct Arena<'a, G: Game> {
 }
 
 /// A worker's agents, built on first use, by agent index.
-type AgentCache<G> = Vec<Option<Box<dyn Agent<G>>>>;
+type AgentCache<G> = Vec<Option<Seat<G>>>;
 
 impl<G: Game> Arena<'_, G> {
     /// Plays `games` on `options.threads` threads and hands each finished
@@ -339,16 +341,17 @@ fn run_games<G: Game>(
             let worker = rayon::current_thread_index().unwrap_or(0) % threads;
             let mut cache = caches[worker].lock().unwrap_or_else(|p| p.into_inner());
             let [i, j] = g.seats;
+            let seat_of = |k: usize| Seat::new((players.factory)(k), game, options.move_timeout);
             for &k in &g.seats {
                 if cache[k].is_none() {
-                    cache[k] = Some((players.factory)(k));
+                    cache[k] = Some(seat_of(k));
                 }
             }
             let seed = derive_seed(options.seed, g.id);
             let t0 = Instant::now();
             let result = if i == j {
                 // Self-play: two instances of the same agent.
-                let mut twin = (players.factory)(i);
+                let mut twin = seat_of(i);
                 let own = cache[i].as_mut().expect("built above");
                 play_one(
                     game,
@@ -387,8 +390,9 @@ fn run_games<G: Game>(
                     return;
                 }
             };
-            if let Some(seat) = played.panicked {
-                // A panicked agent may be in any state: build it anew.
+            if let Some(seat) = played.agent_lost {
+                // A panicked agent may be in any state, and a hung one is
+                // gone: build it anew.
                 cache[g.seats[seat]] = None;
             }
             drop(cache);

@@ -1,5 +1,5 @@
-//! A failing agent (panic, error, illegal move, timeout) loses its game with
-//! the reason recorded, and the run goes on.
+//! A failing agent (panic, error, illegal move, timeout, a move that never
+//! returns) loses its game with the reason recorded, and the run goes on.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -17,6 +17,8 @@ enum Fault {
     Error,
     Illegal,
     Slow,
+    /// Never returns, and ignores every stop condition.
+    Hang,
     /// A search whose evaluator fails (a broken network).
     BrokenEvaluator,
 }
@@ -56,6 +58,9 @@ impl Agent<KalahRules> for Faulty {
                 std::thread::sleep(Duration::from_millis(30));
                 Ok(legal.nth(0))
             }
+            Fault::Hang => loop {
+                std::thread::sleep(Duration::from_millis(50));
+            },
             Fault::BrokenEvaluator => unreachable!("a search, not this agent"),
         }
     }
@@ -122,7 +127,8 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
             seed: 1,
             // Only the slow agent's case needs a limit; elsewhere a loaded
             // machine must not turn a fault into a timeout.
-            move_timeout: matches!(fault, Fault::Slow).then_some(Duration::from_millis(10)),
+            move_timeout: matches!(fault, Fault::Slow | Fault::Hang)
+                .then_some(Duration::from_millis(10)),
         },
     };
     let plan = schedule(&pairs(Format::RoundRobin, 2), 6, 1);
@@ -148,6 +154,7 @@ fn failing_agents_forfeit_and_the_run_goes_on() {
         (Fault::Error, "agent error: deliberate error"),
         (Fault::Illegal, "illegal move"),
         (Fault::Slow, "timeout"),
+        (Fault::Hang, "the agent was abandoned"),
         (Fault::BrokenEvaluator, "agent error: network down"),
     ] {
         let records = run_with(fault);

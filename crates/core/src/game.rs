@@ -79,7 +79,10 @@ impl Outcome {
 ///
 /// The player to move is part of the state: after a move, ask
 /// [`Game::to_move`] again, since a Kalah move can earn an extra turn.
-pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
+///
+/// A game displays as its canonical game spec (`kalah:pits=4,seeds=3`),
+/// which parses back to the same rules.
+pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// One position, with everything that decides the rest of the game.
     type State: Clone + fmt::Debug + PartialEq + Eq + Hash + Send + Sync;
 

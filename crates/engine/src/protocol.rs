@@ -1,0 +1,520 @@
+//! The protocol's lines as data: the [`Command`]s a runner sends and the
+//! [`Reply`]s an engine gives, each parsed from and written as one line.
+//!
+//! `docs/engine-protocol.md` is the specification; this module is the one
+//! place that reads and writes it, for both sides.
+
+use std::fmt;
+use std::time::Duration;
+
+use mancala_core::spec::truncate_input;
+use mancala_core::Move;
+
+use crate::ProtocolError;
+
+/// The limits of a `go` command. An empty set means "your own default".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GoLimits {
+    /// Think for at most this long.
+    pub movetime: Option<Duration>,
+    /// Search at most this many nodes (the engine's own unit).
+    pub nodes: Option<u64>,
+    /// Search at most this deep (the engine's own unit).
+    pub depth: Option<u32>,
+}
+
+impl GoLimits {
+    /// Reads the arguments of a `go` command (`movetime 100 nodes 5000`),
+    /// with or without the leading `go`.
+    ///
+    /// # Errors
+    /// An unknown key, a missing or bad number.
+    pub fn parse(text: &str) -> Result<GoLimits, ProtocolError> {
+        let mut tokens = text.split_whitespace().peekable();
+        if tokens.peek() == Some(&"go") {
+            tokens.next();
+        }
+        let mut limits = GoLimits::default();
+        while let Some(key) = tokens.next() {
+            let value = tokens.next().ok_or_else(|| ProtocolError::BadCommand {
+                line: text.to_string(),
+                why: format!("`{key}` needs a number after it"),
+            })?;
+            let number = |max: u64| -> Result<u64, ProtocolError> {
+                value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&n| n <= max)
+                    .ok_or_else(|| ProtocolError::BadCommand {
+                        line: text.to_string(),
+                        why: format!("`{key} {value}`: expected a whole number up to {max}"),
+                    })
+            };
+            match key {
+                "movetime" => {
+                    limits.movetime = Some(Duration::from_millis(number(u32::MAX as u64)?))
+                }
+                "nodes" => limits.nodes = Some(number(u64::MAX)?),
+                "depth" => limits.depth = Some(number(1000)? as u32),
+                _ => {
+                    return Err(ProtocolError::BadCommand {
+                        line: text.to_string(),
+                        why: format!("unknown limit `{key}` (expected movetime, nodes or depth)"),
+                    })
+                }
+            }
+        }
+        Ok(limits)
+    }
+
+    /// Whether no limit is set.
+    pub fn is_empty(&self) -> bool {
+        *self == GoLimits::default()
+    }
+}
+
+impl fmt::Display for GoLimits {
+    /// The arguments of a `go` command, without the `go`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(t) = self.movetime {
+            parts.push(format!("movetime {}", t.as_millis()));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("nodes {n}"));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth {d}"));
+        }
+        f.write_str(&parts.join(" "))
+    }
+}
+
+/// Where a `position` command starts from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionBase {
+    /// The game's start position.
+    Start,
+    /// A position in the toolkit's position notation.
+    Notation(String),
+}
+
+/// A line from the runner to the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `mancala`: introduce yourself.
+    Mancala,
+    /// `setoption name N value V`.
+    SetOption {
+        /// The option's name (may hold spaces).
+        name: String,
+        /// Its value (may hold spaces, may be empty).
+        value: String,
+    },
+    /// `newgame SPEC`: a new game of these rules begins.
+    NewGame(String),
+    /// `isready`: answer `readyok` once every command before it is done.
+    IsReady,
+    /// `position startpos|NOTATION [moves M ...]`.
+    Position {
+        /// Where the moves start from.
+        base: PositionBase,
+        /// Moves played from there, in the CLI's move notation.
+        moves: Vec<Move>,
+    },
+    /// `go [movetime MS] [nodes N] [depth D]`.
+    Go(GoLimits),
+    /// `quit`.
+    Quit,
+}
+
+fn bad(line: &str, why: impl Into<String>) -> ProtocolError {
+    ProtocolError::BadCommand {
+        line: truncate_input(line).into_owned(),
+        why: why.into(),
+    }
+}
+
+fn parse_moves<'a>(
+    line: &str,
+    tokens: impl Iterator<Item = &'a str>,
+) -> Result<Vec<Move>, ProtocolError> {
+    tokens
+        .map(|t| Move::parse_human(t).map_err(|e| bad(line, e)))
+        .collect()
+}
+
+impl Command {
+    /// Reads one line (without its line break).
+    ///
+    /// # Errors
+    /// [`ProtocolError::BadCommand`] saying what is wrong.
+    pub fn parse(line: &str) -> Result<Command, ProtocolError> {
+        let line = line.trim();
+        let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        let no_args = |command: Command| {
+            if rest.is_empty() {
+                Ok(command)
+            } else {
+                Err(bad(line, format!("`{word}` takes no arguments")))
+            }
+        };
+        match word {
+            "mancala" => no_args(Command::Mancala),
+            "isready" => no_args(Command::IsReady),
+            "quit" => no_args(Command::Quit),
+            "newgame" if !rest.is_empty() => Ok(Command::NewGame(rest.to_string())),
+            "newgame" => Err(bad(line, "`newgame` needs a game spec")),
+            "go" => Ok(Command::Go(GoLimits::parse(rest)?)),
+            "setoption" => {
+                let body = rest
+                    .strip_prefix("name ")
+                    .ok_or_else(|| bad(line, "expected `setoption name N value V`"))?;
+                let (name, value) = match body.split_once(" value") {
+                    Some((name, value)) => (name.trim(), value.trim()),
+                    None => (body.trim(), ""),
+                };
+                if name.is_empty() {
+                    return Err(bad(line, "the option has no name"));
+                }
+                Ok(Command::SetOption {
+                    name: name.to_string(),
+                    value: value.to_string(),
+                })
+            }
+            "position" => {
+                let mut tokens = rest.split_whitespace();
+                let base = match tokens.next() {
+                    Some("startpos") => PositionBase::Start,
+                    Some("moves") | None => {
+                        return Err(bad(
+                            line,
+                            "expected `startpos` or a position after `position`",
+                        ))
+                    }
+                    Some(notation) => PositionBase::Notation(notation.to_string()),
+                };
+                let moves = match tokens.next() {
+                    None => Vec::new(),
+                    Some("moves") => parse_moves(line, tokens)?,
+                    Some(other) => {
+                        return Err(bad(line, format!("expected `moves`, found `{other}`")))
+                    }
+                };
+                Ok(Command::Position { base, moves })
+            }
+            "" => Err(bad(line, "empty line")),
+            _ => Err(bad(
+                line,
+                format!("unknown command `{}`", truncate_input(word)),
+            )),
+        }
+    }
+}
+
+fn join_moves(moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(Move::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Mancala => f.write_str("mancala"),
+            Command::SetOption { name, value } => write!(f, "setoption name {name} value {value}"),
+            Command::NewGame(spec) => write!(f, "newgame {spec}"),
+            Command::IsReady => f.write_str("isready"),
+            Command::Position { base, moves } => {
+                f.write_str("position ")?;
+                match base {
+                    PositionBase::Start => f.write_str("startpos")?,
+                    PositionBase::Notation(n) => f.write_str(n)?,
+                }
+                if !moves.is_empty() {
+                    write!(f, " moves {}", join_moves(moves))?;
+                }
+                Ok(())
+            }
+            Command::Go(limits) if limits.is_empty() => f.write_str("go"),
+            Command::Go(limits) => write!(f, "go {limits}"),
+            Command::Quit => f.write_str("quit"),
+        }
+    }
+}
+
+/// An option an engine declares in its introduction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionDecl {
+    /// The option's name.
+    pub name: String,
+    /// Its type as declared (`spin`, `check`, `string`, ...).
+    pub kind: String,
+    /// The rest of the declaration (`default 16 min 1 max 1024`), as written.
+    pub details: String,
+}
+
+/// What an engine reports while it thinks (`info depth 9 nodes 1234 score 4`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Info {
+    /// `depth D`.
+    pub depth: Option<u32>,
+    /// `nodes N`.
+    pub nodes: Option<u64>,
+    /// `score S`: the expected final margin for the mover.
+    pub score: Option<f64>,
+    /// `time MS`.
+    pub time: Option<u64>,
+    /// `string TEXT`: free text (everything after `string`).
+    pub text: Option<String>,
+}
+
+impl Info {
+    fn parse(rest: &str) -> Info {
+        // Engines add keys of their own; unknown keys and values that do not
+        // parse are skipped, since an `info` line never decides a game.
+        let mut info = Info::default();
+        let mut tokens = rest.split_whitespace();
+        while let Some(key) = tokens.next() {
+            if key == "string" {
+                let text = rest.split_once("string").map_or("", |(_, t)| t.trim());
+                info.text = Some(text.to_string());
+                break;
+            }
+            let Some(value) = tokens.next() else { break };
+            match key {
+                "depth" => info.depth = value.parse().ok(),
+                "nodes" => info.nodes = value.parse().ok(),
+                "score" => info.score = value.parse().ok().filter(|s: &f64| s.is_finite()),
+                "time" => info.time = value.parse().ok(),
+                _ => {}
+            }
+        }
+        info
+    }
+}
+
+/// A line from an engine to the runner.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// `id name TEXT`.
+    IdName(String),
+    /// `id author TEXT`.
+    IdAuthor(String),
+    /// `option name N type T [details]`.
+    Option(OptionDecl),
+    /// `mancalaok`: the introduction is over.
+    MancalaOk,
+    /// `readyok`.
+    ReadyOk,
+    /// `info ...`.
+    Info(Info),
+    /// `bestmove M`.
+    BestMove(Move),
+    /// `error TEXT`: the engine refuses the last command.
+    Error(String),
+}
+
+impl Reply {
+    /// Reads one line (without its line break).
+    ///
+    /// # Errors
+    /// [`ProtocolError::Garbage`] for a line that is none of the replies.
+    pub fn parse(line: &str) -> Result<Reply, ProtocolError> {
+        let trimmed = line.trim();
+        let garbage = |why: &str| ProtocolError::Garbage {
+            line: truncate_input(trimmed).into_owned(),
+            why: why.to_string(),
+        };
+        let (word, rest) = trimmed
+            .split_once(char::is_whitespace)
+            .unwrap_or((trimmed, ""));
+        let rest = rest.trim();
+        match word {
+            "mancalaok" if rest.is_empty() => Ok(Reply::MancalaOk),
+            "readyok" if rest.is_empty() => Ok(Reply::ReadyOk),
+            "info" => Ok(Reply::Info(Info::parse(rest))),
+            "error" => Ok(Reply::Error(rest.to_string())),
+            "bestmove" => {
+                let mv = rest.split_whitespace().next().unwrap_or("");
+                Move::parse_human(mv).map(Reply::BestMove).map_err(|_| {
+                    garbage("`bestmove` must be followed by a pit number from 1 or `swap`")
+                })
+            }
+            "id" => match rest.split_once(char::is_whitespace) {
+                Some(("name", text)) => Ok(Reply::IdName(text.trim().to_string())),
+                Some(("author", text)) => Ok(Reply::IdAuthor(text.trim().to_string())),
+                _ => Err(garbage("expected `id name TEXT` or `id author TEXT`")),
+            },
+            "option" => {
+                let body = rest
+                    .strip_prefix("name ")
+                    .ok_or_else(|| garbage("expected `option name N type T ...`"))?;
+                let (name, after) = body
+                    .split_once(" type ")
+                    .ok_or_else(|| garbage("an option needs `type T`"))?;
+                let (kind, details) = after.trim().split_once(' ').unwrap_or((after.trim(), ""));
+                Ok(Reply::Option(OptionDecl {
+                    name: name.trim().to_string(),
+                    kind: kind.to_string(),
+                    details: details.trim().to_string(),
+                }))
+            }
+            _ => Err(garbage("not a reply of the protocol")),
+        }
+    }
+}
+
+impl fmt::Display for Reply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reply::IdName(t) => write!(f, "id name {t}"),
+            Reply::IdAuthor(t) => write!(f, "id author {t}"),
+            Reply::Option(o) if o.details.is_empty() => {
+                write!(f, "option name {} type {}", o.name, o.kind)
+            }
+            Reply::Option(o) => write!(f, "option name {} type {} {}", o.name, o.kind, o.details),
+            Reply::MancalaOk => f.write_str("mancalaok"),
+            Reply::ReadyOk => f.write_str("readyok"),
+            Reply::Info(i) => {
+                f.write_str("info")?;
+                if let Some(d) = i.depth {
+                    write!(f, " depth {d}")?;
+                }
+                if let Some(n) = i.nodes {
+                    write!(f, " nodes {n}")?;
+                }
+                if let Some(s) = i.score {
+                    write!(f, " score {s}")?;
+                }
+                if let Some(t) = i.time {
+                    write!(f, " time {t}")?;
+                }
+                if let Some(text) = &i.text {
+                    write!(f, " string {text}")?;
+                }
+                Ok(())
+            }
+            Reply::BestMove(m) => write!(f, "bestmove {m}"),
+            Reply::Error(t) => write!(f, "error {t}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_back_from_their_text() {
+        let commands = [
+            Command::Mancala,
+            Command::SetOption {
+                name: "Hash Size".into(),
+                value: "64".into(),
+            },
+            Command::NewGame("kalah:pits=6,seeds=4,pie=true".into()),
+            Command::IsReady,
+            Command::Position {
+                base: PositionBase::Start,
+                moves: vec![Move::Pit(2), Move::Swap, Move::Pit(5)],
+            },
+            Command::Position {
+                base: PositionBase::Notation("1,0,0/0,0,2/5,4/1".into()),
+                moves: vec![],
+            },
+            Command::Go(GoLimits {
+                movetime: Some(Duration::from_millis(100)),
+                nodes: None,
+                depth: Some(7),
+            }),
+            Command::Go(GoLimits::default()),
+            Command::Quit,
+        ];
+        for c in commands {
+            let text = c.to_string();
+            assert_eq!(Command::parse(&text).unwrap(), c, "{text}");
+        }
+        assert_eq!(
+            Command::parse("position startpos moves 3 swap").unwrap(),
+            Command::Position {
+                base: PositionBase::Start,
+                moves: vec![Move::Pit(2), Move::Swap]
+            }
+        );
+    }
+
+    #[test]
+    fn bad_commands_say_what_is_wrong() {
+        for (line, needle) in [
+            ("position", "startpos"),
+            ("position startpos moves 0", "not a move"),
+            ("position startpos 3", "expected `moves`"),
+            ("go movetime", "needs a number"),
+            ("go movetime -5", "whole number"),
+            ("go wtime 100", "unknown limit"),
+            ("newgame", "game spec"),
+            ("isready now", "no arguments"),
+            ("fly", "unknown command"),
+        ] {
+            let err = Command::parse(line).unwrap_err().to_string();
+            assert!(err.contains(needle), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn replies_parse_back_from_their_text() {
+        let replies = [
+            Reply::IdName("My Bot 2.0".into()),
+            Reply::IdAuthor("A. Person".into()),
+            Reply::Option(OptionDecl {
+                name: "Seed".into(),
+                kind: "spin".into(),
+                details: "default 0 min 0 max 100".into(),
+            }),
+            Reply::MancalaOk,
+            Reply::ReadyOk,
+            Reply::Info(Info {
+                depth: Some(9),
+                nodes: Some(123_456),
+                score: Some(-4.0),
+                time: Some(15),
+                text: None,
+            }),
+            Reply::BestMove(Move::Pit(0)),
+            Reply::BestMove(Move::Swap),
+            Reply::Error("oware is not supported".into()),
+        ];
+        for r in replies {
+            let text = r.to_string();
+            assert_eq!(Reply::parse(&text).unwrap(), r, "{text}");
+        }
+        let info = Reply::parse("info string thinking hard about depth 3").unwrap();
+        assert_eq!(
+            info,
+            Reply::Info(Info {
+                text: Some("thinking hard about depth 3".into()),
+                ..Info::default()
+            })
+        );
+    }
+
+    #[test]
+    fn garbage_is_refused_with_the_line() {
+        for line in [
+            "hello",
+            "bestmove",
+            "bestmove 0",
+            "bestmove pit",
+            "id nick x",
+            "readyok ok",
+        ] {
+            let err = Reply::parse(line).unwrap_err();
+            assert!(matches!(err, ProtocolError::Garbage { .. }), "{line}");
+            assert!(err.to_string().contains(line.split(' ').next().unwrap()));
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! An agent served over the protocol: the engine's side, for
+//! `mancala engine AGENT_SPEC`, so that this toolkit's agents can play in
+//! other people's tools.
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use mancala_agents::{Agent, StopCondition};
+use mancala_core::{with_game, Game, GameSpec};
+
+use crate::client::SEED_OPTION;
+use crate::protocol::{Command, Info, OptionDecl, PositionBase, Reply};
+use crate::EngineError;
+
+/// Builds the agent being served, for whichever game `newgame` names.
+pub trait AgentSource {
+    /// The name the engine gives in `id name`.
+    fn name(&self) -> String;
+
+    /// A fresh agent for `game`.
+    ///
+    /// # Errors
+    /// Why the agent cannot play this game, in words (it becomes `error`).
+    fn build<G: Game>(&self, game: &G) -> Result<Box<dyn Agent<G>>, String>;
+}
+
+/// What ended a game's session.
+enum Next {
+    /// `newgame` with other rules: a new session.
+    NewGame(String),
+    /// `quit` or the end of the input.
+    Quit,
+}
+
+struct Server<'a, S, W> {
+    source: &'a S,
+    output: W,
+    seed: u64,
+}
+
+impl<S: AgentSource, W: Write> Server<'_, S, W> {
+    fn say(&mut self, reply: &Reply) -> Result<(), EngineError> {
+        writeln!(self.output, "{reply}")
+            .and_then(|()| self.output.flush())
+            .map_err(EngineError::Io)
+    }
+
+    fn introduce(&mut self) -> Result<(), EngineError> {
+        self.say(&Reply::IdName(format!("mancala {}", self.source.name())))?;
+        self.say(&Reply::IdAuthor("the mancala toolkit".into()))?;
+        self.say(&Reply::Option(OptionDecl {
+            name: SEED_OPTION.into(),
+            kind: "spin".into(),
+            details: format!("default 0 min 0 max {}", u64::MAX),
+        }))?;
+        self.say(&Reply::MancalaOk)
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        if name.eq_ignore_ascii_case(SEED_OPTION) {
+            match value.parse() {
+                Ok(seed) => self.seed = seed,
+                Err(_) => self.say(&Reply::Error(format!(
+                    "option {SEED_OPTION}: '{value}' is not a whole number"
+                )))?,
+            }
+            return Ok(());
+        }
+        self.say(&Reply::Info(Info {
+            text: Some(format!("ignoring unknown option {name}")),
+            ..Info::default()
+        }))
+    }
+
+    /// Answers the commands that mean the same in and out of a game; `Ok(false)`
+    /// for the others.
+    fn common(&mut self, command: &Command) -> Result<bool, EngineError> {
+        match command {
+            Command::Mancala => self.introduce()?,
+            Command::IsReady => self.say(&Reply::ReadyOk)?,
+            Command::SetOption { name, value } => self.set_option(name, value)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Plays games of `spec` until the rules change or the input ends.
+    fn session<G: Game>(
+        &mut self,
+        game: &G,
+        spec: &str,
+        lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    ) -> Result<Next, EngineError> {
+        let mut agent = match self.source.build(game) {
+            Ok(agent) => agent,
+            Err(why) => {
+                self.say(&Reply::Error(why))?;
+                return self.wait_for_newgame(lines);
+            }
+        };
+        agent.new_game(self.seed);
+        let mut state = Some(game.start());
+        for line in lines {
+            let line = line.map_err(EngineError::Io)?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let command = match Command::parse(&line) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.say(&Reply::Error(e.to_string()))?;
+                    continue;
+                }
+            };
+            if self.common(&command)? {
+                continue;
+            }
+            match command {
+                Command::NewGame(next) if next.trim() == spec => {
+                    agent.new_game(self.seed);
+                    state = Some(game.start());
+                }
+                Command::NewGame(next) => return Ok(Next::NewGame(next)),
+                Command::Quit => return Ok(Next::Quit),
+                Command::Position { base, moves } => {
+                    state = match position(game, &base, &moves) {
+                        Ok(s) => Some(s),
+                        Err(why) => {
+                            self.say(&Reply::Error(why))?;
+                            None
+                        }
+                    };
+                }
+                Command::Go(limits) => {
+                    let Some(current) = &state else {
+                        self.say(&Reply::Error(
+                            "no valid position: send `position` first".into(),
+                        ))?;
+                        continue;
+                    };
+                    let started = Instant::now();
+                    let stop = StopCondition {
+                        deadline: limits.movetime.map(|t| started + t),
+                        cancel: None,
+                    };
+                    match agent.choose_until(game, current, stop) {
+                        Ok(mv) => {
+                            let info = agent.info();
+                            self.say(&Reply::Info(Info {
+                                depth: Some(info.depth),
+                                nodes: Some(info.nodes),
+                                score: info.value,
+                                time: Some(started.elapsed().as_millis() as u64),
+                                text: None,
+                            }))?;
+                            self.say(&Reply::BestMove(mv))?;
+                        }
+                        Err(e) => self.say(&Reply::Error(e.to_string()))?,
+                    }
+                }
+                Command::Mancala | Command::IsReady | Command::SetOption { .. } => {
+                    unreachable!("answered by `common`")
+                }
+            }
+        }
+        Ok(Next::Quit)
+    }
+
+    /// After a game the agent cannot play: answer what can be answered
+    /// until the next `newgame`.
+    fn wait_for_newgame(
+        &mut self,
+        lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    ) -> Result<Next, EngineError> {
+        for line in lines {
+            let line = line.map_err(EngineError::Io)?;
+            match Command::parse(&line) {
+                Ok(Command::NewGame(spec)) => return Ok(Next::NewGame(spec)),
+                Ok(Command::Quit) => return Ok(Next::Quit),
+                Ok(c) if self.common(&c)? => {}
+                Ok(_) => self.say(&Reply::Error(
+                    "no game: send a `newgame` this engine can play".into(),
+                ))?,
+                Err(e) if line.trim().is_empty() => drop(e),
+                Err(e) => self.say(&Reply::Error(e.to_string()))?,
+            }
+        }
+        Ok(Next::Quit)
+    }
+}
+
+/// The state a `position` command describes.
+fn position<G: Game>(
+    game: &G,
+    base: &PositionBase,
+    moves: &[mancala_core::Move],
+) -> Result<G::State, String> {
+    let mut state = match base {
+        PositionBase::Start => game.start(),
+        PositionBase::Notation(text) => game.parse_position(text).map_err(|e| e.to_string())?,
+    };
+    for (k, &mv) in moves.iter().enumerate() {
+        game.try_play(&mut state, mv)
+            .map_err(|e| format!("move {} ({mv}): {e}", k + 1))?;
+    }
+    Ok(state)
+}
+
+/// Serves `source`'s agent: reads commands from `input` until `quit` or
+/// its end, and writes replies to `output`, one flushed line each.
+///
+/// A command that cannot be carried out gets `error TEXT`; the engine keeps
+/// serving. `go` thinks with the agent's own budget, and stops at
+/// `movetime` when one is given.
+///
+/// # Errors
+/// Only when reading the input or writing the output fails.
+pub fn serve<S: AgentSource>(
+    source: &S,
+    input: impl BufRead,
+    output: impl Write,
+) -> Result<(), EngineError> {
+    let mut server = Server {
+        source,
+        output,
+        seed: 0,
+    };
+    let mut lines = input.lines();
+    let mut next = server.wait_for_newgame(&mut lines)?;
+    while let Next::NewGame(spec) = next {
+        next = match spec.parse::<GameSpec>() {
+            Ok(rules) => {
+                let spec = spec.trim().to_string();
+                with_game!(&rules, game => server.session(game, &spec, &mut lines))?
+            }
+            Err(e) => {
+                server.say(&Reply::Error(format!("newgame: {e}")))?;
+                server.wait_for_newgame(&mut lines)?
+            }
+        };
+    }
+    Ok(())
+}

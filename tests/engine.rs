@@ -1,0 +1,179 @@
+//! End-to-end tests of the engine protocol: `mancala engine` serving an
+//! agent, external engines (a Python example, the binary itself, and
+//! misbehaving ones) playing matches, and every failure costing the game
+//! in which it happened, never the run.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mancala");
+
+fn mancala(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `mancala match A B --json`, as JSON.
+fn match_json(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "match",
+        a,
+        b,
+        "--game",
+        "kalah:pits=4,seeds=3",
+        "--games",
+        games,
+        "--json",
+        "--threads",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let o = mancala(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("JSON")
+}
+
+fn python() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Talks to `mancala engine minimax:depth=4` line by line.
+#[test]
+fn the_engine_command_speaks_the_protocol() {
+    let mut child = Command::new(BIN)
+        .args(["engine", "minimax:depth=4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |command: &str, replies: usize| -> Vec<String> {
+        writeln!(input, "{command}").unwrap();
+        input.flush().unwrap();
+        (0..replies)
+            .map(|_| {
+                let mut line = String::new();
+                output.read_line(&mut line).unwrap();
+                line.trim_end().to_string()
+            })
+            .collect()
+    };
+    let hello = ask("mancala", 4);
+    assert_eq!(hello[0], "id name mancala minimax:depth=4");
+    assert!(
+        hello[2].starts_with("option name Seed type spin"),
+        "{hello:?}"
+    );
+    assert_eq!(hello[3], "mancalaok");
+    assert_eq!(
+        ask("go", 1),
+        ["error no game: send a `newgame` this engine can play"]
+    );
+    ask("setoption name Seed value 5", 0);
+    ask("newgame kalah:pits=4,seeds=3", 0);
+    assert_eq!(ask("isready", 1), ["readyok"]);
+    ask("position startpos moves 2", 0);
+    let go = ask("go movetime 1000", 2);
+    assert!(go[0].starts_with("info depth 4 nodes "), "{go:?}");
+    let mv: usize = go[1].strip_prefix("bestmove ").unwrap().parse().unwrap();
+    assert!((1..=4).contains(&mv), "{go:?}");
+    // Player 1 to move with a single seed left in pit 3: the only move.
+    ask("position 1,0,0,0/0,0,1,0/11,11/1", 0);
+    assert_eq!(ask("go", 2)[1], "bestmove 3");
+    let illegal = ask("position startpos moves 9", 1);
+    assert!(illegal[0].starts_with("error move 1 (9)"), "{illegal:?}");
+    let bad = ask("go", 1);
+    assert!(bad[0].starts_with("error no valid position"), "{bad:?}");
+    assert!(ask("position 1,2/3/4", 1)[0].starts_with("error "));
+    ask("newgame oware:pits=3,seeds=2", 0);
+    ask("position startpos", 0);
+    assert!(ask("go", 2)[1].starts_with("bestmove "));
+    assert!(ask("newgame chess", 1)[0].starts_with("error newgame: unknown game 'chess'"));
+    ask("quit", 0);
+    assert!(child.wait().unwrap().success());
+}
+
+/// The binary as an engine plays exactly as the same agent built in: the
+/// runner seeds it through the `Seed` option, so the games are the same.
+#[test]
+fn an_agent_served_over_the_protocol_plays_the_same_games() {
+    let served = format!("engine:cmd={BIN} engine minimax:depth=3,name=served");
+    let built_in = match_json(
+        "minimax:depth=3",
+        "mcts:sims=50",
+        "8",
+        &["--opening-plies", "2"],
+    );
+    let external = match_json(&served, "mcts:sims=50", "8", &["--opening-plies", "2"]);
+    for key in ["a_wdl", "a_mean_margin", "first_player_wdl", "forfeits"] {
+        assert_eq!(
+            built_in[key], external[key],
+            "{key}: {built_in} vs {external}"
+        );
+    }
+    assert_eq!(external["forfeits"], 0);
+}
+
+#[test]
+fn the_python_example_engine_plays_legally() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let r = match_json(
+        "engine:cmd=python3 examples/engines/greedy_kalah.py,movetime=2s",
+        "random",
+        "40",
+        &["--opening-plies", "2"],
+    );
+    // A single illegal move or protocol slip would be a forfeit.
+    assert_eq!(r["forfeits"], 0, "{r}");
+    assert_eq!(r["games"], 40);
+    // Greedy play beats random play clearly.
+    assert!(r["a_score"].as_f64().unwrap() > 0.6, "{r}");
+}
+
+#[test]
+fn misbehaving_engines_lose_their_games_and_the_match_completes() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    for mode in ["crash", "hang", "garbage", "illegal", "silent", "refuse"] {
+        let spec = format!(
+            "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=50ms,handshake=1s"
+        );
+        let r = match_json(&spec, "random", "4", &[]);
+        assert_eq!(r["games"], 4, "{mode}: {r}");
+        assert_eq!(r["a_wdl"], serde_json::json!([0, 0, 4]), "{mode}: {r}");
+        assert_eq!(r["forfeits"], 4, "{mode}: {r}");
+    }
+}
+
+#[test]
+fn bad_engine_specs_are_refused_up_front() {
+    for (spec, needle) in [
+        (
+            "engine:cmd=./no/such/bot",
+            "engine program `./no/such/bot` not found",
+        ),
+        ("engine:cmd=no-such-program-xyz", "not found on PATH"),
+        ("engine:movetime=1s", "cmd="),
+        ("engine:cmd=python3 x.py,go=fast", "unknown option 'go'"),
+    ] {
+        let o = mancala(&["match", spec, "random", "-n", "2"]);
+        assert_eq!(o.status.code(), Some(2), "{spec}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{spec}: {}", stderr(&o));
+    }
+}
