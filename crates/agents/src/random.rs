@@ -28,6 +28,12 @@ impl Default for RandomAgent {
 }
 
 impl<G: Game> Agent<G> for RandomAgent {
+    /// A move costs a few microseconds, bounded by the board: it always
+    /// comes before any deadline, so the runner need not watch it.
+    fn enforces_deadline(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         "random".into()
     }
