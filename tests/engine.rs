@@ -177,3 +177,109 @@ fn bad_engine_specs_are_refused_up_front() {
         assert!(stderr(&o).contains(needle), "{spec}: {}", stderr(&o));
     }
 }
+
+/// A tournament of built-in agents, the Python example, the binary served
+/// as an engine, and engines that crash, hang, print garbage and play
+/// illegally: every game is played, each fault is a forfeit with its
+/// reason, and each engine's standard error is kept.
+#[test]
+fn engines_play_in_a_tournament_and_their_faults_are_recorded() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    // A generous movetime: on a loaded machine a sound answer must not be
+    // late, and the hanging engine then costs 1.2 s a game.
+    let faulty = |mode: &str| {
+        format!(
+            "[[agents]]\nname = \"{mode}\"\ncommand = [\"python3\", \"{root}/tests/engines/faulty_engine.py\", \"{mode}\"]\n\
+             go = \"movetime 1000\"\n"
+        )
+    };
+    let config = format!(
+        "name = \"engines\"\ngame = \"kalah:pits=4,seeds=3\"\nformat = \"gauntlet\"\nchampion = \"greedy\"\n\
+         games_per_pair = 4\nseed = 3\nmove_timeout = \"5s\"\n[openings]\nplies = 1\n\
+         [[agents]]\nspec = \"greedy\"\n\
+         [[agents]]\nname = \"py\"\ncommand = [\"python3\", \"{root}/examples/engines/greedy_kalah.py\"]\n\
+         options = {{ Seed = 1 }}\n\
+         [[agents]]\nname = \"served\"\ncommand = [\"{BIN}\", \"engine\", \"minimax:depth=4\"]\n{}{}{}{}",
+        faulty("crash"),
+        faulty("hang"),
+        faulty("garbage"),
+        faulty("illegal"),
+    );
+    let path = dir.path().join("engines.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.path().join("out");
+    let o = mancala(&[
+        "tournament",
+        path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let games = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = games
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 6 * 4, "every game is played");
+    for (engine, reason) in [
+        ("crash", "the engine exited while we waited for bestmove"),
+        ("hang", "no `bestmove` within"),
+        (
+            "garbage",
+            "garbage from the engine: `I think pit four is nice`",
+        ),
+        ("illegal", "illegal move"),
+    ] {
+        let theirs: Vec<_> = games
+            .lines()
+            .filter(|l| l.contains(&format!(",{engine},")))
+            .collect();
+        assert_eq!(theirs.len(), 4, "{engine}");
+        for line in theirs {
+            assert!(
+                line.contains(",forfeit,") && line.contains(reason),
+                "{engine}: {line}"
+            );
+        }
+    }
+    for clean in ["py", "served"] {
+        let theirs: Vec<_> = games
+            .lines()
+            .filter(|l| l.contains(&format!(",{clean},")))
+            .collect();
+        assert_eq!(theirs.len(), 4, "{clean}");
+        assert!(
+            theirs.iter().all(|l| !l.contains("forfeit")),
+            "{clean}: {theirs:?}"
+        );
+    }
+    let logs: Vec<String> = std::fs::read_dir(out.join("engines"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for engine in ["py", "served", "crash", "hang", "garbage", "illegal"] {
+        assert!(
+            logs.iter()
+                .any(|l| l.starts_with(&format!("{engine}.")) && l.ends_with(".stderr")),
+            "{engine}: {logs:?}"
+        );
+    }
+    let crash_log: String = logs
+        .iter()
+        .filter(|l| l.starts_with("crash."))
+        .map(|l| std::fs::read_to_string(out.join("engines").join(l)).unwrap())
+        .collect();
+    assert!(
+        crash_log.contains("--- mancala: starting python3"),
+        "{crash_log}"
+    );
+}

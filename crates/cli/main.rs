@@ -10,6 +10,7 @@ mod board;
 mod engine_cmd;
 mod game_cmds;
 mod match_cmd;
+mod merge;
 mod play;
 mod progress;
 mod solve_bench;
@@ -120,6 +121,9 @@ enum Command {
     /// Run a tournament from a config file (round-robin or gauntlet), in
     /// parallel, with logs, resume, Elo ratings and first-player statistics.
     Tournament(tournament::TournamentArgs),
+    /// Merge the folders of a tournament's shards (`tournament --shard K/N`)
+    /// into one folder with the games, ratings and summary of a single run.
+    Merge(merge::MergeArgs),
     /// Train a neural agent by self-play, AlphaZero-style (needs the `neural` feature).
     #[cfg(feature = "neural")]
     Train(train_cmd::TrainArgs),
@@ -151,6 +155,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Tournament(args) => tournament::run(&args),
+        Command::Merge(args) => merge::run(&args),
         #[cfg(feature = "neural")]
         Command::Train(args) => train_cmd::run(&args),
         Command::Replay(args) => game_cmds::replay(&args),

@@ -1,18 +1,23 @@
 //! `mancala tournament CONFIG`: the main job. Plays a round-robin or a
-//! gauntlet in parallel, logs every game as it ends, resumes, rates.
+//! gauntlet in parallel, logs every game as it ends, resumes, rates; with
+//! `--shard K/N`, plays one slice of the games for `mancala merge`.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use anyhow::Result;
 use clap::Args;
+use mancala_arena::merge::{read_identity, shard_identity, ShardStamp};
+use mancala_arena::runner::AgentFactory;
 use mancala_arena::{
     pairs, random_openings, schedule, summarize, write_summary, Arena, EncodedRecord, GameLog,
-    GameRecord, LogError, OutputDir, Players, RunOptions, Summary, TournamentConfig,
+    GameRecord, LogError, OutputDir, Players, RunOptions, ScheduledGame, Shard, Summary,
+    TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::agents::AnyAgentSpec;
 use crate::progress::Progress;
@@ -40,21 +45,168 @@ pub struct TournamentArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Play only shard K of N (1 <= K <= N): one contiguous block of the
+    /// planned games, for a tournament split over machines; `mancala merge`
+    /// joins the shards' folders. `auto`: this task's shard in a Slurm job
+    /// array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT) or a Kubernetes Indexed
+    /// Job (JOB_COMPLETION_INDEX of MANCALA_SHARD_COUNT). The default
+    /// folder is the tournament's with `-shard-K-of-N` added.
+    #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+    shard: Option<ShardArg>,
 }
 
-/// What must match for a rerun to continue a folder's tournament.
-#[derive(Serialize)]
-struct Identity<'a> {
-    name: &'a str,
+/// `--shard`: a shard, or `auto` (from the environment, when the run starts).
+#[derive(Clone, Copy, Debug)]
+pub enum ShardArg {
+    /// `--shard auto`.
+    Auto,
+    /// `--shard K/N`.
+    Given(Shard),
+}
+
+fn parse_shard(text: &str) -> Result<ShardArg, String> {
+    if text.trim() == "auto" {
+        return Ok(ShardArg::Auto);
+    }
+    text.parse().map(ShardArg::Given).map_err(|e| e.to_string())
+}
+
+/// Environment variables that mean a run is one task of a job array.
+const ARRAY_VARIABLES: &[&str] = &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"];
+
+/// What must match for a rerun to continue a folder's tournament: the
+/// folder's `tournament.json` (a shard's adds its shard stamp), and what
+/// `mancala merge` rebuilds the tournament from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    name: String,
     game: String,
-    format: &'a str,
-    champion: &'a Option<String>,
+    format: String,
+    champion: Option<String>,
     games_per_pair: u32,
     seed: u64,
     opening_plies: u32,
     opening_count: usize,
-    move_timeout: &'a Option<String>,
+    move_timeout: Option<String>,
     agents: Vec<(String, String)>,
+}
+
+impl Identity {
+    /// The agents' specs, by agent index.
+    pub fn agent_specs(&self) -> Vec<String> {
+        self.agents.iter().map(|(_, spec)| spec.clone()).collect()
+    }
+
+    /// A config that plans exactly this tournament, rated with `anchor`.
+    ///
+    /// # Errors
+    /// When the identity does not make a config (a hand-edited file).
+    pub fn config(&self, anchor: Option<&str>) -> Result<TournamentConfig, String> {
+        let value = serde_json::json!({
+            "name": self.name,
+            "game": self.game,
+            "format": self.format,
+            "champion": self.champion,
+            "games_per_pair": self.games_per_pair,
+            "seed": self.seed,
+            "move_timeout": self.move_timeout,
+            "openings": {"plies": self.opening_plies, "count": self.opening_count},
+            "ratings": {"anchor": anchor},
+            "agents": self.agents.iter()
+                .map(|(name, spec)| serde_json::json!({"name": name, "spec": spec}))
+                .collect::<Vec<_>>(),
+        });
+        let config: TournamentConfig = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        // What `TournamentConfig::parse` would refuse that the plan relies on.
+        config.format()?;
+        let planned = config.planned_games();
+        if config.agents.len() < 2 || planned > mancala_arena::config::MAX_GAMES {
+            return Err(format!(
+                "{} agents and {planned} games is not a tournament",
+                config.agents.len()
+            ));
+        }
+        Ok(config)
+    }
+}
+
+/// Everything a run derives from its config: the plan, the arena that
+/// plays (or checks) its games, and the tournament's identity.
+pub struct Prepared<'a, G: Game> {
+    /// The game, players, openings and options.
+    pub arena: Arena<'a, G>,
+    /// Every planned game, by id.
+    pub plan: Vec<ScheduledGame>,
+    /// What the folder's `tournament.json` holds (without a shard stamp).
+    pub identity: Identity,
+}
+
+/// Builds the plan, arena and identity of `config` (whose agent specs,
+/// written canonically, are `specs`; `factory` builds them). `origin`
+/// names where the config came from, for messages.
+///
+/// # Errors
+/// Bad input (exit 2) for openings that do not fit the game or a bad
+/// move timeout.
+pub fn prepare<'a, G: Game>(
+    game: &'a G,
+    spec: &GameSpec,
+    config: &TournamentConfig,
+    specs: Vec<String>,
+    factory: Box<AgentFactory<'a, G>>,
+    origin: &str,
+) -> Result<Prepared<'a, G>> {
+    let names = config.agent_names();
+    let format = config.format().map_err(bad_input)?;
+    let openings = random_openings(
+        game,
+        config.opening_count(),
+        config.openings.plies,
+        config.seed,
+    )
+    .map_err(|e| bad_input(format!("{origin}: key `openings.plies`: {e}")))?;
+    let plan = schedule(
+        &pairs(format, names.len()),
+        config.games_per_pair,
+        openings.len(),
+    );
+    let identity = Identity {
+        name: config.name.clone(),
+        game: spec.to_string(),
+        format: config.format.clone(),
+        champion: config.champion.clone(),
+        games_per_pair: config.games_per_pair,
+        seed: config.seed,
+        opening_plies: config.openings.plies,
+        opening_count: config.opening_count(),
+        move_timeout: config.move_timeout.clone(),
+        agents: names.iter().cloned().zip(specs.iter().cloned()).collect(),
+    };
+    let move_timeout = match &config.move_timeout {
+        Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
+        None => None,
+    };
+    let arena = Arena {
+        game,
+        game_spec: spec.to_string(),
+        players: Players {
+            names,
+            specs,
+            factory,
+        },
+        openings,
+        options: RunOptions {
+            threads: 1,
+            seed: config.seed,
+            move_timeout,
+        },
+    };
+    Ok(Prepared {
+        arena,
+        plan,
+        identity,
+    })
 }
 
 /// `mancala tournament`.
@@ -74,7 +226,84 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
                 .map_err(|e| bad_input(format!("{path}: key `agents[{i}].spec`: {e}")))
         })
         .collect::<Result<Vec<_>>>()?;
-    with_game!(&spec, game => run_tournament(game, &spec, &config, &agents, args))
+    let shard = match args.shard {
+        None => {
+            // Even with --quiet: N array tasks each playing everything is
+            // a costly mistake to make silently.
+            if let Some(var) = ARRAY_VARIABLES
+                .iter()
+                .find(|v| std::env::var_os(v).is_some())
+            {
+                eprintln!(
+                    "note: {var} is set but --shard is not: playing the whole tournament \
+                     (--shard auto plays this task's shard)"
+                );
+            }
+            None
+        }
+        Some(ShardArg::Given(shard)) => Some(shard),
+        Some(ShardArg::Auto) => {
+            Some(Shard::from_env(&|name| std::env::var(name).ok()).map_err(bad_input)?)
+        }
+    };
+    with_game!(&spec, game => run_tournament(game, &spec, &config, &agents, shard, args))
+}
+
+/// `dir` with `-shard-K-of-N` added, K as wide as N so that folders sort.
+fn shard_folder(dir: &Path, shard: Shard) -> PathBuf {
+    let width = shard.count().to_string().len();
+    let mut name = OsString::from(dir.as_os_str());
+    name.push(format!(
+        "-shard-{:0width$}-of-{}",
+        shard.index(),
+        shard.count()
+    ));
+    PathBuf::from(name)
+}
+
+/// Refuses, with what to do, a folder that holds this tournament as
+/// another shard (or whole, or sharded when this run is not): its games
+/// are not this run's to continue.
+fn check_folder_shard(dir: &Path, identity: &Identity, stamp: Option<&ShardStamp>) -> Result<()> {
+    let Some(found) = read_identity(dir).map_err(bad_input)? else {
+        return Ok(());
+    };
+    let ours = serde_json::to_value(identity).expect("identity serialises");
+    if found.tournament != ours || found.stamp.as_ref() == stamp {
+        // Another tournament, or this one: GameLog::open says which.
+        return Ok(());
+    }
+    let dir = dir.display();
+    let shard_of = |s: &ShardStamp| format!("{}/{}", s.index, s.count);
+    Err(bad_input(match (&found.stamp, stamp) {
+        (None, Some(new)) => format!(
+            "{dir} holds this tournament run whole, not as shards: run shard {} into its own \
+             folder (--output)",
+            shard_of(new)
+        ),
+        (Some(old), None) => format!(
+            "{dir} holds shard {} of this tournament: continue it with --shard {}, or merge the \
+             shards' folders with `mancala merge`",
+            shard_of(old),
+            shard_of(old)
+        ),
+        (Some(old), Some(new)) if (old.index, old.count) != (new.index, new.count) => format!(
+            "{dir} holds shard {} of this tournament, not shard {}: run each shard into its own \
+             folder (--output), or continue this one with --shard {}",
+            shard_of(old),
+            shard_of(new),
+            shard_of(old)
+        ),
+        (Some(old), Some(_)) => format!(
+            "{dir} holds shard {} of this tournament, begun with ratings.anchor = {}: finish \
+             every shard with the anchor it began with (after `mancala merge`, running \
+             `mancala tournament CONFIG --output MERGED` rates the merged games with the \
+             config's anchor)",
+            shard_of(old),
+            old.ratings_anchor.as_deref().unwrap_or("(none)")
+        ),
+        (None, None) => unreachable!("equal stamps return above"),
+    }))
 }
 
 fn run_tournament<G: Game>(
@@ -82,21 +311,26 @@ fn run_tournament<G: Game>(
     spec: &GameSpec,
     config: &TournamentConfig,
     agents: &[AnyAgentSpec],
+    shard: Option<Shard>,
     args: &TournamentArgs,
 ) -> Result<()> {
-    let names = config.agent_names();
+    let origin = args.config.display().to_string();
     for (i, a) in agents.iter().enumerate() {
-        a.check(game).map_err(|e| {
-            bad_input(format!(
-                "{}: key `agents[{i}].spec`: {e}",
-                args.config.display()
-            ))
-        })?;
+        let key = if config.agents[i].command.is_some() {
+            "command"
+        } else {
+            "spec"
+        };
+        a.check(game)
+            .map_err(|e| bad_input(format!("{origin}: key `agents[{i}].{key}`: {e}")))?;
     }
     let specs: Vec<String> = agents.iter().map(ToString::to_string).collect();
-    let dir = args.output.clone().unwrap_or_else(|| config.output_dir());
+    let mut dir = args.output.clone().unwrap_or_else(|| config.output_dir());
     if dir.as_os_str().is_empty() {
         return Err(bad_input("--output must not be empty"));
+    }
+    if let (Some(shard), None) = (shard, &args.output) {
+        dir = shard_folder(&dir, shard);
     }
     if args.resume && !dir.join("games.jsonl").exists() {
         return Err(bad_input(format!(
@@ -111,82 +345,81 @@ fn run_tournament<G: Game>(
         out.clear()
             .map_err(|e| bad_input(format!("--fresh: cannot delete the old results: {e}")))?;
     }
-    let format = config.format().map_err(bad_input)?;
-    let openings = random_openings(
+    // Engines keep their standard error beside the games.
+    let agents: Vec<AnyAgentSpec> = agents
+        .iter()
+        .map(|a| a.with_engine_logs(&dir.join(mancala_arena::log::ENGINE_LOG_DIR)))
+        .collect();
+    let prepared = prepare(
         game,
-        config.opening_count(),
-        config.openings.plies,
-        config.seed,
-    )
-    .map_err(|e| {
-        bad_input(format!(
-            "{}: key `openings.plies`: {e}",
-            args.config.display()
-        ))
-    })?;
-    let plan = schedule(
-        &pairs(format, names.len()),
-        config.games_per_pair,
-        openings.len(),
-    );
-    let identity = Identity {
-        name: &config.name,
-        game: spec.to_string(),
-        format: &config.format,
-        champion: &config.champion,
-        games_per_pair: config.games_per_pair,
-        seed: config.seed,
-        opening_plies: config.openings.plies,
-        opening_count: config.opening_count(),
-        move_timeout: &config.move_timeout,
-        agents: names.iter().cloned().zip(specs.iter().cloned()).collect(),
+        spec,
+        config,
+        specs.clone(),
+        Box::new(|i: usize| agents[i].build(game)),
+        &origin,
+    )?;
+    let Prepared {
+        mut arena,
+        plan,
+        identity,
+    } = prepared;
+    let names = arena.players.names.clone();
+    // A shard's folder says which shard of which tournament it holds, and
+    // what the merged ratings need (the anchor is not in the games).
+    let stamp = shard.map(|s| ShardStamp::new(s, config.ratings.anchor.as_deref()));
+    check_folder_shard(&dir, &identity, stamp.as_ref())?;
+    let label = match &stamp {
+        Some(stamp) => shard_identity(&identity, stamp),
+        None => serde_json::to_value(&identity).expect("identity serialises"),
     };
-    let move_timeout = match &config.move_timeout {
-        Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
-        None => None,
-    };
-    let mut arena = Arena {
-        game,
-        game_spec: spec.to_string(),
-        players: Players {
-            names: names.clone(),
-            specs: specs.clone(),
-            factory: Box::new(|i: usize| agents[i].build(game)),
-        },
-        openings,
-        options: RunOptions {
-            threads: 1,
-            seed: config.seed,
-            move_timeout,
-        },
-    };
-    let (log, done) = GameLog::open(out, &identity, &plan, &|planned, record| {
+    let slice = shard.map_or(0..plan.len() as u64, |s| s.range(plan.len() as u64));
+    let mine = &plan[slice.start as usize..slice.end as usize];
+    let (log, done) = GameLog::open_shard(out, &label, &plan, shard, &|planned, record| {
         arena.check_record(planned, record)
     })
     .map_err(output_error)?;
     let done_ids: std::collections::HashSet<u64> = done.iter().map(|r| r.id).collect();
-    let todo: Vec<_> = plan
+    let todo: Vec<_> = mine
         .iter()
         .filter(|g| !done_ids.contains(&g.id))
         .copied()
         .collect();
     let threads = crate::threads(args.threads.or(config.threads), todo.len());
     arena.options.threads = threads;
-    if !args.quiet {
+    if let (Some(shard), true) = (shard, mine.is_empty()) {
         eprintln!(
-            "{}: {} on {}, {} agents, {} games ({} already played), {} threads -> {}",
-            config.name,
-            config.format,
-            spec,
-            names.len(),
+            "note: shard {shard} has no games: the tournament has only {} games for {} shards",
             plan.len(),
-            done.len(),
-            threads,
-            dir.display()
+            shard.count()
         );
     }
+    if !args.quiet {
+        let what = match shard {
+            Some(shard) => format!(
+                "{}, shard {shard}: {} on {}, {} agents, {} of {} games (ids {}), {} already played",
+                config.name,
+                config.format,
+                spec,
+                names.len(),
+                mine.len(),
+                plan.len(),
+                mancala_arena::merge::id_ranges(&slice.clone().collect::<Vec<_>>()),
+                done.len(),
+            ),
+            None => format!(
+                "{}: {} on {}, {} agents, {} games ({} already played)",
+                config.name,
+                config.format,
+                spec,
+                names.len(),
+                plan.len(),
+                done.len(),
+            ),
+        };
+        eprintln!("{what}, {threads} threads -> {}", dir.display());
+    }
 
-    let progress = Progress::new(plan.len() as u64, args.quiet);
+    let progress = Progress::new(mine.len() as u64, args.quiet);
     progress.skip(done.len() as u64);
     let stop = crate::stop_flag();
     let state = Mutex::new((log, done, None::<LogError>));
@@ -210,31 +443,63 @@ fn run_tournament<G: Game>(
             .context("cannot write the game log; the games logged so far are kept"));
     }
     records.sort_by_key(|r| r.id);
-    if records.len() < plan.len() {
+    if records.len() < mine.len() {
         eprintln!(
             "stopped after {} of {} games; the log is in {}. Run the same command again to continue.",
             records.len(),
-            plan.len(),
+            mine.len(),
             dir.display()
         );
         return Err(anyhow::Error::new(Interrupted));
     }
     let _out = log.finish(&records)?;
+    if let Some(shard) = shard {
+        // A shard's games are not the tournament's: no summary, which would
+        // look like results. Ratings come from the merged folder.
+        println!(
+            "{}: shard {shard} done, {} of the tournament's {} games -> {}\n\
+             when all {} shards are done: mancala merge SHARD_FOLDERS... --output FOLDER",
+            config.name,
+            records.len(),
+            plan.len(),
+            dir.display(),
+            shard.count()
+        );
+        return Ok(());
+    }
+    write_results(
+        &dir,
+        config,
+        &names,
+        &specs,
+        &spec.to_string(),
+        &records,
+        plan.len() as u64,
+    )
+}
+
+/// Rates a finished tournament's `records`: writes `summary.json` and
+/// `ratings.csv` into `dir` and prints the standings. The same for a run
+/// and a merge, so that both write the same files.
+///
+/// # Errors
+/// When the rating fit fails or a file cannot be written.
+pub fn write_results(
+    dir: &Path,
+    config: &TournamentConfig,
+    names: &[String],
+    specs: &[String],
+    game: &str,
+    records: &[GameRecord],
+    planned: u64,
+) -> Result<()> {
     let anchor = config
         .ratings
         .anchor
         .as_ref()
         .and_then(|a| names.iter().position(|n| n == a));
-    let summary = summarize(
-        &config.name,
-        &spec.to_string(),
-        &names,
-        &specs,
-        &records,
-        plan.len() as u64,
-        anchor,
-    )?;
-    write_summary(&dir, &summary)?;
+    let summary = summarize(&config.name, game, names, specs, records, planned, anchor)?;
+    write_summary(dir, &summary)?;
     print_standings(&summary);
     println!("results: {}", dir.display());
     Ok(())
@@ -242,7 +507,7 @@ fn run_tournament<G: Game>(
 
 /// An output folder that cannot be used: the user's to fix (exit 2), with
 /// what to do about it.
-fn output_error(e: LogError) -> anyhow::Error {
+pub fn output_error(e: LogError) -> anyhow::Error {
     match e {
         LogError::Corrupt { .. } => bad_input(format!(
             "{e}\nhint: the log was damaged or edited. Delete that line to play the game again, \

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod log;
+pub mod merge;
 pub mod record;
 pub mod report;
 pub mod runner;
@@ -24,6 +25,7 @@ pub use report::{summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions};
 pub use seat::HANG_GRACE;
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
+pub use schedule::{Shard, ShardError};
 
 /// Errors of the tournament crate.
 #[derive(Debug, Error)]

@@ -10,7 +10,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::record::GameRecord;
-use crate::schedule::ScheduledGame;
+use crate::schedule::{ScheduledGame, Shard};
 
 /// Problems with an output folder.
 #[derive(Debug, Error)]
@@ -85,6 +85,10 @@ pub const TOURNAMENT_FILES: &[&str] = &[
 
 /// The lock file, held by the run that writes the folder.
 const LOCK_FILE: &str = ".lock";
+
+/// The subfolder where external engines' standard error is kept, one
+/// `NAME.K.stderr` file per engine instance.
+pub const ENGINE_LOG_DIR: &str = "engines";
 
 /// A tournament's output folder, held exclusively while the run lasts (an
 /// OS file lock, released when the process ends however it ends), so that
@@ -190,6 +194,17 @@ impl OutputDir {
                 fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
             }
         }
+        // Engine logs, and the folder if nothing else is in it.
+        let logs = self.dir.join(ENGINE_LOG_DIR);
+        if logs.is_dir() {
+            for entry in fs::read_dir(&logs).map_err(io(&logs))? {
+                let path = entry.map_err(io(&logs))?.path();
+                if path.is_file() && path.extension().is_some_and(|e| e == "stderr") {
+                    fs::remove_file(&path).map_err(io(&path))?;
+                }
+            }
+            let _ = fs::remove_dir(&logs);
+        }
         Ok(())
     }
 }
@@ -279,30 +294,31 @@ impl GameLog {
         schedule: &[ScheduledGame],
         check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
     ) -> Result<(GameLog, Vec<GameRecord>), LogError> {
+        GameLog::open_shard(out, identity, schedule, None, check)
+    }
+
+    /// [`GameLog::open`] for a run that plays only `shard` of `schedule`
+    /// (the whole schedule when `None`): a record of a game outside the
+    /// shard is refused like a foreign line. `identity` should say which
+    /// shard this is, so that a rerun as another shard is refused too.
+    ///
+    /// # Errors
+    /// As [`GameLog::open`].
+    pub fn open_shard(
+        out: OutputDir,
+        identity: &impl Serialize,
+        schedule: &[ScheduledGame],
+        shard: Option<Shard>,
+        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+    ) -> Result<(GameLog, Vec<GameRecord>), LogError> {
         let dir = out.path();
         let id_path = dir.join("tournament.json");
         let identity = serde_json::to_value(identity).expect("identity serialises");
-        if id_path.exists() {
-            let text = fs::read_to_string(&id_path).map_err(io(&id_path))?;
-            let old: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| LogError::Corrupt {
-                    path: id_path.display().to_string(),
-                    line: e.line(),
-                    why: e.to_string(),
-                })?;
-            if old != identity {
-                return Err(LogError::Mismatch {
-                    path: dir.display().to_string(),
-                    what: first_difference(&old, &identity),
-                });
-            }
-        }
-
-        let jsonl_path = dir.join("games.jsonl");
-        let csv_path = dir.join("games.csv");
         // Records are checked before the folder is labelled, so a log left
         // without its tournament.json is not adopted by another tournament.
-        let done = read_records(&jsonl_path, schedule, check)?;
+        let done = read_folder(dir, &identity, schedule, shard, check)?;
+        let jsonl_path = dir.join("games.jsonl");
+        let csv_path = dir.join("games.csv");
         if !id_path.exists() {
             let text = serde_json::to_string_pretty(&identity).expect("identity serialises");
             let tmp = id_path.with_extension("json.tmp");
@@ -373,12 +389,75 @@ impl GameLog {
     }
 }
 
+/// The games recorded in the tournament folder `dir`, without writing
+/// anything: what [`GameLog::open_shard`] would resume from. The folder's
+/// `tournament.json`, if it has one, must be `identity`; every record must
+/// be a game of `schedule` (of `shard` of it, if given) and pass `check`.
+/// A folder without a log has no games.
+///
+/// # Errors
+/// [`LogError::Mismatch`] when the folder is of another tournament (or
+/// another shard), [`LogError::Corrupt`] for a line that cannot be read or
+/// fails the check, [`LogError::Io`] when a file cannot be read.
+pub fn read_folder(
+    dir: &Path,
+    identity: &serde_json::Value,
+    schedule: &[ScheduledGame],
+    shard: Option<Shard>,
+    check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+) -> Result<Vec<GameRecord>, LogError> {
+    let id_path = dir.join("tournament.json");
+    if id_path.exists() {
+        let old = read_json(&id_path)?;
+        if old != *identity {
+            return Err(LogError::Mismatch {
+                path: dir.display().to_string(),
+                what: first_difference(&old, identity),
+            });
+        }
+    }
+    read_records(&dir.join("games.jsonl"), schedule, shard, check)
+}
+
+/// A JSON file, parsed.
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, LogError> {
+    let text = fs::read_to_string(path).map_err(io(path))?;
+    serde_json::from_str(&text).map_err(|e| LogError::Corrupt {
+        path: path.display().to_string(),
+        line: e.line(),
+        why: e.to_string(),
+    })
+}
+
+/// Whether another process holds the lock of the tournament folder `dir`
+/// (a run still writing it): its process id as it wrote it, or `None`.
+/// Takes nothing: only a shared lock for a moment, so that it works on
+/// read-only copies of a folder too (which no run can be writing).
+pub fn lock_holder(dir: &Path) -> Option<String> {
+    let path = dir.join(LOCK_FILE);
+    let file = File::open(&path).ok()?;
+    match file.try_lock_shared() {
+        Err(fs::TryLockError::WouldBlock) => {
+            let pid = fs::read_to_string(&path).unwrap_or_default();
+            Some(if pid.trim().is_empty() {
+                "unknown".into()
+            } else {
+                pid.trim().to_string()
+            })
+        }
+        // Unlocked when `file` is dropped. A file system without locks
+        // cannot tell: trust it, as a run there could not lock either.
+        Ok(()) | Err(fs::TryLockError::Error(_)) => None,
+    }
+}
+
 /// Reads the JSON log; a missing file is an empty log. The last line may
 /// have been cut by a crash or a full disk (even inside a character): it is
 /// dropped, and that game is played again.
 fn read_records(
     path: &Path,
     schedule: &[ScheduledGame],
+    shard: Option<Shard>,
     check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
 ) -> Result<Vec<GameRecord>, LogError> {
     let bytes = match fs::read(path) {
@@ -420,6 +499,17 @@ fn read_records(
                 format!("game {} is not in this tournament's schedule", record.id),
             ));
         };
+        let games = schedule.len() as u64;
+        if let Some(shard) = shard.filter(|s| !s.contains(record.id, games)) {
+            return Err(corrupt(
+                i + 1,
+                format!(
+                    "game {} belongs to shard {}, not to this folder's shard {shard}",
+                    record.id,
+                    Shard::of_game(record.id, games, shard.count())
+                ),
+            ));
+        }
         check(planned, &record)
             .map_err(|why| corrupt(i + 1, format!("game {}: {why}", record.id)))?;
         if seen.insert(record.id) {
@@ -470,7 +560,7 @@ fn write_all(jsonl_path: &Path, csv_path: &Path, records: &[GameRecord]) -> Resu
 }
 
 /// The first key whose values differ, for a readable mismatch message.
-fn first_difference(old: &serde_json::Value, new: &serde_json::Value) -> String {
+pub(crate) fn first_difference(old: &serde_json::Value, new: &serde_json::Value) -> String {
     match (old, new) {
         (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
             for (k, v) in b {
@@ -546,7 +636,7 @@ mod tests {
         let cut = third.iter().position(|&b| b >= 0x80).unwrap() + 1;
         bytes.extend(&third[..cut]);
         fs::write(&path, &bytes).unwrap();
-        let records = read_records(&path, &plan(3), &accept).unwrap();
+        let records = read_records(&path, &plan(3), None, &accept).unwrap();
         assert_eq!(records.iter().map(|r| r.id).collect::<Vec<_>>(), [0, 1]);
 
         // The same damage before the last line is corruption, with its line.
@@ -554,7 +644,7 @@ mod tests {
         middle.push(b'\n');
         middle.extend(serde_json::to_vec(&record(0, "a")).unwrap());
         fs::write(&path, &middle).unwrap();
-        let e = read_records(&path, &plan(3), &accept).unwrap_err();
+        let e = read_records(&path, &plan(3), None, &accept).unwrap_err();
         assert!(
             matches!(e, LogError::Corrupt { line: 1, .. }) && e.to_string().contains("UTF-8"),
             "{e}"
@@ -576,12 +666,12 @@ mod tests {
                 Ok(())
             }
         };
-        let e = read_records(&path, &plan(3), &reject_one).unwrap_err();
+        let e = read_records(&path, &plan(3), None, &reject_one).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("{}, line 2: game 1: the winner is wrong", path.display())
         );
-        let e = read_records(&path, &plan(1), &accept).unwrap_err();
+        let e = read_records(&path, &plan(1), None, &accept).unwrap_err();
         assert!(e.to_string().contains("not in this tournament's schedule"));
     }
 
