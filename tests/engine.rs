@@ -40,11 +40,17 @@ fn match_json(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Valu
     serde_json::from_slice(&o.stdout).expect("JSON")
 }
 
+/// Whether python3 runs here; CI sets `MANCALA_REQUIRE_PYTHON` so that a
+/// missing python3 fails there instead of skipping the Python engines.
 fn python() -> bool {
-    Command::new("python3")
+    let found = Command::new("python3")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    if !found && std::env::var_os("MANCALA_REQUIRE_PYTHON").is_some() {
+        panic!("python3 is required (MANCALA_REQUIRE_PYTHON is set) but does not run");
+    }
+    found
 }
 
 /// Talks to `mancala engine minimax:depth=4` line by line.
