@@ -13,6 +13,7 @@ mod match_cmd;
 mod merge;
 mod play;
 mod progress;
+mod report;
 mod solve_bench;
 mod solve_cmd;
 mod svg;
@@ -149,9 +150,34 @@ enum Command {
     /// First-move advantage: exact values and self-play over a grid of
     /// boards, rules and agent strengths; fair starting positions.
     Analyze(analyze::AnalyzeArgs),
+    /// One self-contained HTML page (or markdown with SVG charts) of a
+    /// results folder: a tournament, a training run or a first-move analysis.
+    Report(report::ReportArgs),
+}
+
+/// Makes a closed standard output (`mancala ... | head`) end the program
+/// quietly, as it ends `cat` or `grep`, instead of with a panic: Rust
+/// ignores SIGPIPE, so printing to a closed pipe panics, and this crate
+/// forbids the unsafe code that would restore the signal.
+fn exit_quietly_on_broken_pipe() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            // 128 + SIGPIPE, what a shell reports for a program killed by it.
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
 }
 
 fn main() -> ExitCode {
+    exit_quietly_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Tournament(args) => tournament::run(&args),
@@ -167,6 +193,7 @@ fn main() -> ExitCode {
         Command::Engine(args) => engine_cmd::run(&args),
         Command::Solve(args) => solve_cmd::run(&args),
         Command::Analyze(args) => analyze::run(&args),
+        Command::Report(args) => report::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
-//! `mancala match A B`: many games between two agents, seats swapped.
+//! `mancala match A B`: many games between two agents, seats swapped; with
+//! `--sprt`, pairs of games until a sequential test decides.
 
 use std::sync::Mutex;
 
@@ -6,10 +7,13 @@ use anyhow::Result;
 use clap::Args;
 use mancala_arena::config::MAX_GAMES;
 use mancala_arena::stats::json_float::to_value;
-use mancala_arena::stats::{mean_with_ci, Wdl};
-use mancala_arena::{
-    pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions,
+use mancala_arena::stats::{
+    mean_with_ci, paired_results, EloEstimate, PairedResults, Sprt, SprtDecision, SprtSpec, Wdl,
 };
+use mancala_arena::{
+    pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions, ScheduledGame,
+};
+use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, Game, GameSpec};
 use serde_json::json;
 
@@ -17,29 +21,53 @@ use crate::agents::AnyAgentSpec;
 use crate::bad_input;
 use crate::progress::Progress;
 
+/// Games of a match without `--games`.
+const DEFAULT_GAMES: u64 = 100;
+
+/// Games of an SPRT match without `--games`: the most it plays before
+/// giving up undecided. 10,000 pairs settle a test of a 5 Elo difference
+/// at 5% error rates in most cases, and the cap keeps a hopeless test
+/// (elo0 and elo1 a hair apart) from running for ever.
+const DEFAULT_SPRT_GAMES: u64 = 20_000;
+
+/// Pairs in the first batches of an SPRT match. The decision does not
+/// depend on it (pairs are judged in order, whatever the batches), only
+/// how many games past the deciding pair are played and thrown away.
+const MIN_BATCH_PAIRS: usize = 32;
+
 /// Arguments of `mancala match`.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
     /// First agent spec, e.g. minimax:depth=8.
     a: String,
-    /// Second agent spec, e.g. mcts:sims=2000.
-    b: String,
+    /// Second agent spec, e.g. mcts:sims=2000. Several make a gauntlet:
+    /// A plays a match (and with --sprt, a test) against each in turn, with
+    /// the same openings and seeds; --json then prints one line each.
+    #[arg(required = true, value_name = "B")]
+    opponents: Vec<String>,
     /// Game spec, e.g. kalah, kalah:pits=4,seeds=3, oware:grand_slam=illegal.
     /// Games start from its initial position (see --opening-plies).
     #[arg(long, short, default_value = "kalah")]
     game: String,
-    /// Games to play (each opening twice, seats swapped).
-    #[arg(long, short = 'n', default_value_t = 100)]
-    games: u64,
+    /// Games to play (each opening twice, seats swapped) [default: 100].
+    /// With --sprt, the most games to play (even) [default: 20000].
+    #[arg(long, short = 'n')]
+    games: Option<u64>,
     /// Seed of the whole match.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
     /// Start each pair of games from a random opening of this many moves.
     #[arg(long, default_value_t = 0)]
     opening_plies: u32,
+    /// Play pairs of games until a sequential probability ratio test
+    /// (GSPRT on the pairs' pentanomial counts, logistic Elo of A over B)
+    /// accepts H0 (elo0) or H1 (elo1), e.g.
+    /// elo0=0,elo1=10,alpha=0.05,beta=0.05. --games is then a cap.
+    #[arg(long, value_name = "SPEC")]
+    sprt: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -47,32 +75,74 @@ pub struct MatchArgs {
 
 /// `mancala match`.
 pub fn run(args: &MatchArgs) -> Result<()> {
-    if args.games == 0 || args.games > MAX_GAMES {
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|text| {
+            text.parse::<SprtSpec>()
+                .map_err(|e| bad_input(format!("--sprt: {e}")))
+        })
+        .transpose()?;
+    let games = args.games.unwrap_or(if sprt.is_some() {
+        DEFAULT_SPRT_GAMES
+    } else {
+        DEFAULT_GAMES
+    });
+    if games == 0 || games > MAX_GAMES {
         return Err(bad_input(format!(
             "--games must be between 1 and {MAX_GAMES} (a tournament config with several \
              runs or shards goes further)"
         )));
     }
-    if args.games % 2 == 1 && !args.json {
+    if sprt.is_some() && games % 2 == 1 {
+        return Err(bad_input(format!(
+            "--games must be even with --sprt (the test counts pairs of games), not {games}"
+        )));
+    }
+    if games % 2 == 1 && !args.json {
         eprintln!("note: with an odd number of games, agent A moves first once more than agent B");
     }
     let spec = args
         .game
         .parse::<GameSpec>()
         .map_err(|e| bad_input(format!("--game: {e}")))?;
-    let agents = [
-        AnyAgentSpec::parse(&args.a).map_err(|e| bad_input(format!("agent A: {e}")))?,
-        AnyAgentSpec::parse(&args.b).map_err(|e| bad_input(format!("agent B: {e}")))?,
-    ];
-    with_game!(&spec, game => play_match(game, &spec.to_string(), &agents, args))
+    let a = AnyAgentSpec::parse(&args.a).map_err(|e| bad_input(format!("agent A: {e}")))?;
+    // Every spec is checked before the first game of a gauntlet.
+    let opponents = args
+        .opponents
+        .iter()
+        .map(|b| {
+            AnyAgentSpec::parse(b)
+                .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(b))))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    with_game!(&spec, game => opponents.iter().zip(&args.opponents).try_for_each(|(b, text)| {
+        b.check(game)
+            .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(text))))
+    }))?;
+    let plan = MatchPlan { games, sprt, args };
+    for b in opponents {
+        let agents = [a.clone(), b];
+        with_game!(&spec, game => play_match(game, &spec.to_string(), &agents, &plan))?;
+    }
+    Ok(())
+}
+
+/// What to play: the checked arguments.
+struct MatchPlan<'a> {
+    /// Games, or with an SPRT the cap.
+    games: u64,
+    sprt: Option<SprtSpec>,
+    args: &'a MatchArgs,
 }
 
 fn play_match<G: Game>(
     game: &G,
     spec: &str,
     agents: &[AnyAgentSpec; 2],
-    args: &MatchArgs,
+    plan: &MatchPlan<'_>,
 ) -> Result<()> {
+    let args = plan.args;
     for (agent, which) in agents.iter().zip(["A", "B"]) {
         agent
             .check(game)
@@ -84,16 +154,19 @@ fn play_match<G: Game>(
         specs: names.clone(),
         factory: Box::new(|i: usize| agents[i].build(game)),
     };
+    // The openings and schedule of a fixed match of `plan.games` games,
+    // also with an SPRT: its games are then exactly the first pairs of
+    // that match (same ids, openings and seeds).
     let openings = random_openings(
         game,
-        args.games.div_ceil(2) as usize,
+        plan.games.div_ceil(2) as usize,
         args.opening_plies,
         args.seed,
     )
     .map_err(|e| bad_input(format!("--opening-plies: {e}")))?;
     let games = schedule(
         &pairs(Format::RoundRobin, 2),
-        args.games as u32,
+        plan.games as u32,
         openings.len(),
     );
     let arena = Arena {
@@ -107,21 +180,121 @@ fn play_match<G: Game>(
             move_timeout: None,
         },
     };
+    match plan.sprt {
+        Some(sprt) => run_sprt(&arena, &games, sprt, &names, args),
+        None => run_fixed(&arena, &games, &names, args),
+    }
+}
+
+fn run_fixed<G: Game>(
+    arena: &Arena<'_, G>,
+    games: &[ScheduledGame],
+    names: &[String],
+    args: &MatchArgs,
+) -> Result<()> {
     let records = Mutex::new(Vec::new());
     let progress = Progress::new(games.len() as u64, args.json);
-    arena.run(&games, crate::stop_flag(), &|r: GameRecord| {
+    arena.run(games, crate::stop_flag(), &|r: GameRecord| {
         progress.game_done(&r);
         records.lock().expect("records").push(r);
     })?;
     progress.finish();
     let mut records = records.into_inner().expect("records");
     records.sort_by_key(|r| r.id);
-    report(&names, &records, args)?;
+    report(names, &records, args, None)?;
     if records.len() < games.len() {
         eprintln!(
             "interrupted: these results cover {} of {} games",
             records.len(),
             games.len()
+        );
+        return Err(anyhow::Error::new(crate::Interrupted));
+    }
+    Ok(())
+}
+
+/// Plays the pairs of `games` (game `2k` and `2k + 1` are pair `k`) in
+/// batches until the SPRT decides or the games run out.
+///
+/// The test is fed completed pairs in pair order and stops at the first
+/// pair where the LLR reaches a bound; games of later pairs (played in the
+/// same batch) are discarded. So the decision, the pairs counted and every
+/// reported number depend only on the seed and the agents, not on threads
+/// or timing.
+fn run_sprt<G: Game>(
+    arena: &Arena<'_, G>,
+    games: &[ScheduledGame],
+    spec: SprtSpec,
+    names: &[String],
+    args: &MatchArgs,
+) -> Result<()> {
+    let stop = crate::stop_flag();
+    let total_pairs = games.len() / 2;
+    let mut sprt = Sprt::new(spec);
+    // The games of the pairs the test has counted, in id order.
+    let mut counted: Vec<GameRecord> = Vec::new();
+    let mut next_pair = 0;
+    let mut interrupted = false;
+    while next_pair < total_pairs && !sprt.decision().is_final() {
+        // Batches grow with the match, so that long tests are not slowed
+        // by waiting for the slowest game of many small batches, while a
+        // clear result stops after few games.
+        let batch = MIN_BATCH_PAIRS
+            .max(arena.options.threads)
+            .max(next_pair / 4)
+            .min(total_pairs - next_pair);
+        let batch_games = &games[2 * next_pair..2 * (next_pair + batch)];
+        let played = Mutex::new(Vec::with_capacity(batch_games.len()));
+        arena.run(batch_games, stop, &|r: GameRecord| {
+            played.lock().expect("records").push(r);
+        })?;
+        let mut played = played.into_inner().expect("records");
+        played.sort_by_key(|r| r.id);
+        let mut played = played.into_iter().peekable();
+        let batch_start = next_pair;
+        for pair in batch_start..batch_start + batch {
+            let ids = [games[2 * pair].id, games[2 * pair + 1].id];
+            // Records come sorted, from this batch's games only, whose ids
+            // are those of its pairs in order.
+            let first = played.next_if(|r| r.id == ids[0]);
+            let second = played.next_if(|r| r.id == ids[1]);
+            let (Some(first), Some(second)) = (first, second) else {
+                // A game of this pair was never played (Ctrl-C): the
+                // test ends here, undecided.
+                interrupted = true;
+                break;
+            };
+            sprt.add_pair(score_of_a(&first), score_of_a(&second))?;
+            counted.push(first);
+            counted.push(second);
+            next_pair = pair + 1;
+            if sprt.decision().is_final() {
+                break;
+            }
+        }
+        if !args.json {
+            eprintln!(
+                "pairs {}  LLR {:.2} [{:.2}, {:.2}]{}",
+                sprt.pentanomial().pairs(),
+                sprt.llr(),
+                spec.lower_bound(),
+                spec.upper_bound(),
+                match sprt.decision() {
+                    SprtDecision::Continue => String::new(),
+                    decision => format!("  {decision}"),
+                }
+            );
+        }
+        if interrupted || stop.load(std::sync::atomic::Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+    }
+    report(names, &counted, args, Some((&sprt, games.len())))?;
+    if interrupted {
+        eprintln!(
+            "interrupted: the test stopped undecided after {} pairs",
+            sprt.pentanomial().pairs()
         );
         return Err(anyhow::Error::new(crate::Interrupted));
     }
@@ -137,7 +310,32 @@ fn score_of_a(r: &GameRecord) -> f64 {
     }
 }
 
-fn report(names: &[String], records: &[GameRecord], args: &MatchArgs) -> Result<()> {
+/// An Elo estimate's value and interval as JSON (`"inf"` for infinities).
+fn elo_json(elo: Option<&EloEstimate>) -> (serde_json::Value, serde_json::Value) {
+    (
+        json!(elo.map(|e| to_value(e.elo))),
+        json!(elo.map(|e| [to_value(e.lo), to_value(e.hi)])),
+    )
+}
+
+/// `+12.3`, or `+inf`/`-inf`.
+fn signed(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:+.1}")
+    } else if value > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// The match's results; with an SPRT, its state and the cap in games.
+fn report(
+    names: &[String],
+    records: &[GameRecord],
+    args: &MatchArgs,
+    sprt: Option<(&Sprt, usize)>,
+) -> Result<()> {
     let mut a = Wdl::default();
     let mut first = Wdl::default();
     let mut margins = Vec::new();
@@ -156,22 +354,39 @@ fn report(names: &[String], records: &[GameRecord], args: &MatchArgs) -> Result<
         }
     }
     let elo = a.elo();
+    let PairedResults {
+        pentanomial,
+        incomplete_pairs,
+    } = paired_results(records, 0, 1)?;
+    let pair_elo = pentanomial.elo();
     let margin = mean_with_ci(&margins);
     if args.json {
-        let out = json!({
+        let (elo_value, elo_95) = elo_json(elo.as_ref());
+        let (pair_elo_value, pair_elo_95) = elo_json(pair_elo.as_ref());
+        let mut out = json!({
             "a": names[0], "b": names[1], "game": args.game, "games": records.len(),
             "seed": args.seed,
             "a_wdl": [a.wins, a.draws, a.losses],
             "a_score": a.score(),
-            "elo": elo.as_ref().map(|e| to_value(e.elo)),
-            "elo_95": elo.as_ref().map(|e| [to_value(e.lo), to_value(e.hi)]),
+            "elo": elo_value,
+            "elo_95": elo_95,
             "los": a.los(),
+            "pairs": pentanomial.pairs(),
+            "incomplete_pairs": incomplete_pairs,
+            "pentanomial": pentanomial,
+            "pair_elo": pair_elo_value,
+            "pair_elo_95": pair_elo_95,
             "first_player_wdl": [first.wins, first.draws, first.losses],
             "first_player_score": first.score(),
             "a_mean_margin": margin.as_ref().map(|m| m.mean),
             "a_mean_margin_95": margin.as_ref().map(|m| [m.lo, m.hi]),
             "forfeits": forfeits,
         });
+        if let Some((sprt, cap)) = sprt {
+            let mut status = serde_json::to_value(sprt.status())?;
+            status["max_games"] = json!(cap);
+            out["sprt"] = status;
+        }
         println!("{out}");
         return Ok(());
     }
@@ -182,6 +397,26 @@ fn report(names: &[String], records: &[GameRecord], args: &MatchArgs) -> Result<
         args.game,
         records.len()
     );
+    if let Some((sprt, cap)) = sprt {
+        let spec = sprt.spec();
+        let outcome = match sprt.decision() {
+            SprtDecision::Continue if records.len() >= cap => {
+                format!("no decision within --games {cap}")
+            }
+            SprtDecision::Continue => "no decision (interrupted)".to_string(),
+            decision => decision.to_string(),
+        };
+        println!(
+            "  SPRT {spec} (logistic Elo of {} over {}): {outcome} after {} pairs, \
+             LLR {:.2} [{:.2}, {:.2}]",
+            names[0],
+            names[1],
+            sprt.pentanomial().pairs(),
+            sprt.llr(),
+            spec.lower_bound(),
+            spec.upper_bound()
+        );
+    }
     println!(
         "  {}: {} wins, {} draws, {} losses   score {:.1}%",
         names[0],
@@ -192,11 +427,30 @@ fn report(names: &[String], records: &[GameRecord], args: &MatchArgs) -> Result<
     );
     if let Some(e) = elo {
         println!(
-            "  Elo difference {:+.1}  (95% interval {:+.1} .. {:+.1})   LOS {:.1}%",
-            e.elo,
-            e.lo,
-            e.hi,
+            "  Elo difference {}  (95% interval {} .. {})   LOS {:.1}%",
+            signed(e.elo),
+            signed(e.lo),
+            signed(e.hi),
             100.0 * a.los()
+        );
+    }
+    if pentanomial.pairs() > 0 {
+        let [ll, ld, mid, wd, ww] = pentanomial.counts();
+        print!(
+            "  pairs for {}: LL {ll}, LD {ld}, DD+WL {mid} (DD {}, WL {}), WD {wd}, WW {ww}",
+            names[0], pentanomial.dd, pentanomial.wl
+        );
+        if incomplete_pairs > 0 {
+            print!("; {incomplete_pairs} incomplete");
+        }
+        println!();
+    }
+    if let Some(e) = pair_elo {
+        println!(
+            "  Elo difference from pairs {}  (95% interval {} .. {})",
+            signed(e.elo),
+            signed(e.lo),
+            signed(e.hi)
         );
     }
     println!(

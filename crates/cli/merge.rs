@@ -33,6 +33,9 @@ pub struct MergeArgs {
     /// Say only what is wrong.
     #[arg(long, short)]
     quiet: bool,
+    /// Do not write report.html (`mancala report OUT` writes it later).
+    #[arg(long)]
+    no_report: bool,
 }
 
 /// `mancala merge`.
@@ -188,6 +191,7 @@ fn merge<G: Game>(
         &spec.to_string(),
         &merged.records,
         plan.len() as u64,
+        !args.no_report,
     )
 }
 

@@ -1,9 +1,11 @@
 //! Hand-written SVG charts: a ladder chart (a statistic with its interval
 //! for each of a list of categories, against reference lines) and a heat
-//! map. No plotting crate: the charts are small, and writing them by hand
-//! keeps the output byte-for-byte deterministic (fixed decimals, no ids
-//! drawn from counters or clocks), which a resumed analysis and the tests
-//! rely on.
+//! map here; line charts, horizontal interval charts, histograms, a
+//! crosstable and small multiples in the submodules (used by `mancala
+//! report`). No plotting crate: the charts are small, and writing them by
+//! hand keeps the output byte-for-byte deterministic (fixed decimals, no
+//! ids drawn from counters or clocks), which a resumed analysis, the
+//! reports and the tests rely on.
 //!
 //! Every chart carries a `<title>` and `<desc>` for screen readers, labels
 //! its axes with units, and styles itself with plain CSS classes (no CSS
@@ -12,10 +14,22 @@
 
 use std::fmt::Write;
 
+mod crosstable;
+mod grid;
+mod histogram;
+mod interval;
+mod line;
+
+pub use crosstable::{crosstable, Crosstable};
+pub use grid::{small_multiples, MiniPanel, SmallMultiples};
+pub use histogram::{histograms, Histograms};
+pub use interval::{interval_chart, IntervalChart, IntervalRow};
+pub use line::{line_chart, LineChart, LinePanel, Marker, Series};
+
 /// Shared style: ink and grid colours follow the reader's colour scheme.
 /// Colours are written out in each rule rather than through CSS variables,
 /// so that renderers without variable support still draw them.
-const STYLE: &str = "<style>\n\
+pub(crate) const STYLE: &str = "<style>\n\
   .bg { fill: #ffffff; }\n\
   text { fill: #1f2328; font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 12px; }\n\
   .title { font-size: 15px; font-weight: 600; }\n\
@@ -31,6 +45,14 @@ const STYLE: &str = "<style>\n\
   .empty { fill: #eaeef2; }\n\
   text.cell-dark { fill: #ffffff; }\n\
   text.cell-light { fill: #1f2328; }\n\
+  .bar { fill: #0969da; fill-opacity: 0.75; }\n\
+  .hollow { fill: #ffffff; }\n\
+  .s0 { stroke: #0969da; } .f0 { fill: #0969da; }\n\
+  .s1 { stroke: #bc4c00; } .f1 { fill: #bc4c00; }\n\
+  .s2 { stroke: #1a7f37; } .f2 { fill: #1a7f37; }\n\
+  .s3 { stroke: #8250df; } .f3 { fill: #8250df; }\n\
+  .s4 { stroke: #bf3989; } .f4 { fill: #bf3989; }\n\
+  .s5 { stroke: #59636e; } .f5 { fill: #59636e; }\n\
   @media (prefers-color-scheme: dark) {\n\
     .bg { fill: #0d1117; }\n\
     text { fill: #e6edf3; }\n\
@@ -45,6 +67,14 @@ const STYLE: &str = "<style>\n\
     .empty { fill: #262c36; }\n\
     text.cell-dark { fill: #ffffff; }\n\
     text.cell-light { fill: #1f2328; }\n\
+    .bar { fill: #58a6ff; }\n\
+    .hollow { fill: #0d1117; }\n\
+    .s0 { stroke: #58a6ff; } .f0 { fill: #58a6ff; }\n\
+    .s1 { stroke: #f0883e; } .f1 { fill: #f0883e; }\n\
+    .s2 { stroke: #3fb950; } .f2 { fill: #3fb950; }\n\
+    .s3 { stroke: #bc8cff; } .f3 { fill: #bc8cff; }\n\
+    .s4 { stroke: #f778ba; } .f4 { fill: #f778ba; }\n\
+    .s5 { stroke: #9198a1; } .f5 { fill: #9198a1; }\n\
   }\n\
 </style>\n";
 
@@ -66,7 +96,7 @@ pub fn escape(text: &str) -> String {
 
 /// A number with at most `digits` decimals, trailing zeros dropped, so
 /// that coordinates are short and identical from run to run.
-fn num(x: f64, digits: usize) -> String {
+pub(crate) fn num(x: f64, digits: usize) -> String {
     let s = format!("{x:.digits$}");
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -82,11 +112,11 @@ fn num(x: f64, digits: usize) -> String {
 
 /// A rough width of `text` in pixels at `per_char` pixels a character:
 /// enough to size the canvas so that titles and notes are not cut off.
-fn text_width(text: &str, per_char: f64) -> f64 {
+pub(crate) fn text_width(text: &str, per_char: f64) -> f64 {
     text.chars().count() as f64 * per_char
 }
 
-fn open(out: &mut String, width: f64, height: f64, title: &str, desc: &str) {
+pub(crate) fn open(out: &mut String, width: f64, height: f64, title: &str, desc: &str) {
     let _ = write!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
@@ -100,7 +130,7 @@ fn open(out: &mut String, width: f64, height: f64, title: &str, desc: &str) {
     );
 }
 
-fn text(out: &mut String, x: f64, y: f64, anchor: &str, class: &str, body: &str) {
+pub(crate) fn text(out: &mut String, x: f64, y: f64, anchor: &str, class: &str, body: &str) {
     let class = if class.is_empty() {
         String::new()
     } else {
@@ -175,7 +205,7 @@ const PANEL_H: f64 = 190.0;
 const PANEL_GAP: f64 = 40.0;
 
 /// "Nice" tick values covering `lo..=hi`.
-fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+pub(crate) fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     let span = (hi - lo).abs().max(1e-9);
     let raw = span / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
@@ -379,7 +409,7 @@ pub struct HeatMap {
 /// Blue for positive (first player ahead), red for negative, by
 /// magnitude; fixed colours that read on both light and dark pages, with
 /// the label's ink chosen for contrast.
-fn diverging(v: f64, max: f64) -> (String, bool) {
+pub(crate) fn diverging(v: f64, max: f64) -> (String, bool) {
     let t = (v.abs() / max.max(1e-9)).clamp(0.0, 1.0);
     let (r0, g0, b0) = (0xf6 as f64, 0xf8 as f64, 0xfa as f64);
     let (r1, g1, b1) = if v >= 0.0 {
@@ -396,14 +426,15 @@ fn diverging(v: f64, max: f64) -> (String, bool) {
 pub fn heat_map(map: &HeatMap) -> String {
     let cell = 56.0;
     let left = 90.0;
-    let top = 70.0;
+    // Room under the title for the column axis label and headings.
+    let top = 86.0;
     let cols = map.columns.len().max(1);
     let rows = map.rows.len().max(1);
     let width = (left + cell * cols as f64 + 40.0)
         .max(text_width(&map.title, 8.5) + 40.0)
         .max(text_width(&map.note, 6.6) + 40.0)
         .max(360.0);
-    let height = top + cell * rows as f64 + 80.0;
+    let height = top + cell * rows as f64 + 46.0;
     let mut out = String::new();
     open(&mut out, width, height, &map.title, &map.desc);
     text(&mut out, 16.0, 28.0, "start", "title", &map.title);
@@ -502,6 +533,34 @@ pub fn heat_map(map: &HeatMap) -> String {
     );
     out.push_str("</svg>\n");
     out
+}
+
+/// The chart style's rules without the `<style>` element, for a page that
+/// holds several charts: it states them once for all (see [`inline`]).
+pub fn style_rules() -> &'static str {
+    STYLE
+        .trim_start_matches("<style>\n")
+        .trim_end_matches("</style>\n")
+}
+
+/// A chart of this module made fit to sit inside an HTML page beside
+/// others: its `<style>` is dropped (the page states [`style_rules`] once)
+/// and its `title`/`desc` ids become `{id}-title`/`{id}-desc`, since ids
+/// must be unique in a page and `aria-labelledby` must find its own.
+/// Only this module's output is rewritten this way: it knows those strings.
+pub fn inline(svg: &str, id: &str) -> String {
+    svg.replacen(STYLE, "", 1)
+        .replacen(
+            "aria-labelledby=\"title desc\"",
+            &format!("aria-labelledby=\"{id}-title {id}-desc\""),
+            1,
+        )
+        .replacen(
+            "<title id=\"title\">",
+            &format!("<title id=\"{id}-title\">"),
+            1,
+        )
+        .replacen("<desc id=\"desc\">", &format!("<desc id=\"{id}-desc\">"), 1)
 }
 
 #[cfg(test)]

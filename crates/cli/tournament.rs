@@ -45,6 +45,9 @@ pub struct TournamentArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Do not write report.html at the end (`mancala report DIR` writes it later).
+    #[arg(long)]
+    no_report: bool,
     /// Play only shard K of N (1 <= K <= N): one contiguous block of the
     /// planned games, for a tournament split over machines; `mancala merge`
     /// joins the shards' folders. `auto`: this task's shard in a Slurm job
@@ -475,15 +478,19 @@ fn run_tournament<G: Game>(
         &spec.to_string(),
         &records,
         plan.len() as u64,
+        !args.no_report,
     )
 }
 
 /// Rates a finished tournament's `records`: writes `summary.json` and
-/// `ratings.csv` into `dir` and prints the standings. The same for a run
-/// and a merge, so that both write the same files.
+/// `ratings.csv` into `dir` (and `report.html` if `report`) and prints the
+/// standings. The same for a run and a merge, so that both write the same
+/// files.
 ///
 /// # Errors
-/// When the rating fit fails or a file cannot be written.
+/// When the rating fit fails or a file cannot be written. A report that
+/// cannot be written is only a warning: the results are safe.
+#[allow(clippy::too_many_arguments)]
 pub fn write_results(
     dir: &Path,
     config: &TournamentConfig,
@@ -492,6 +499,7 @@ pub fn write_results(
     game: &str,
     records: &[GameRecord],
     planned: u64,
+    report: bool,
 ) -> Result<()> {
     let anchor = config
         .ratings
@@ -502,6 +510,12 @@ pub fn write_results(
     write_summary(dir, &summary)?;
     print_standings(&summary);
     println!("results: {}", dir.display());
+    if report {
+        match crate::report::write_default_report(dir) {
+            Ok(path) => println!("report: {}", path.display()),
+            Err(e) => eprintln!("warning: no report written: {e:#}"),
+        }
+    }
     Ok(())
 }
 
@@ -582,6 +596,7 @@ fn print_standings(s: &Summary) {
         ),
         None => println!("first-move advantage: {:+.1} Elo", fp.advantage_elo),
     }
+    print!("{}", mancala_arena::pentanomial_table(s));
     if s.forfeits > 0 {
         println!(
             "forfeits: {} (reasons in games.csv, column error)",

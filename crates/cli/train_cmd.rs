@@ -41,6 +41,9 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Do not write report.html at the end (`mancala report DIR` writes it later).
+    #[arg(long)]
+    no_report: bool,
 }
 
 /// `mancala train`.
@@ -110,6 +113,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             )),
         })?;
         bar.finish_and_clear();
+        // Before the stop check: a run stopped with Ctrl-C gets its page too.
+        if !args.no_report {
+            match crate::report::write_default_report(&dir) {
+                Ok(path) => eprintln!("report: {}", path.display()),
+                Err(e) => eprintln!("warning: no report written: {e:#}"),
+            }
+        }
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             eprintln!("stopped; the last finished generation is checkpointed: continue with --resume");
             return Err(anyhow::Error::new(Interrupted));

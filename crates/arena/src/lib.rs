@@ -21,11 +21,11 @@ use thiserror::Error;
 pub use config::{ConfigError, TournamentConfig};
 pub use log::{EncodedRecord, GameLog, LogError, OutputDir};
 pub use record::GameRecord;
-pub use report::{summarize, write_summary, Summary};
+pub use report::{pentanomial_table, summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions};
-pub use seat::HANG_GRACE;
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 pub use schedule::{Shard, ShardError};
+pub use seat::HANG_GRACE;
 
 /// Errors of the tournament crate.
 #[derive(Debug, Error)]

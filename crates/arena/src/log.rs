@@ -83,6 +83,12 @@ pub const TOURNAMENT_FILES: &[&str] = &[
     LOCK_FILE,
 ];
 
+/// Whether `name` is a file of `mancala report --format md` written into
+/// the folder: `report.md` and its charts, `report-*.svg`.
+fn is_markdown_report(name: &str) -> bool {
+    name == "report.md" || (name.starts_with("report-") && name.ends_with(".svg"))
+}
+
 /// The lock file, held by the run that writes the folder.
 const LOCK_FILE: &str = ".lock";
 
@@ -132,7 +138,9 @@ impl OutputDir {
             for entry in fs::read_dir(dir).map_err(io(dir))? {
                 let name = entry.map_err(io(dir))?.file_name();
                 let name = name.to_string_lossy();
-                let ours = TOURNAMENT_FILES.contains(&name.as_ref()) || name.ends_with(".tmp");
+                let ours = TOURNAMENT_FILES.contains(&name.as_ref())
+                    || name.ends_with(".tmp")
+                    || is_markdown_report(&name);
                 if !ours {
                     return Err(LogError::Foreign {
                         path: dir.display().to_string(),
@@ -189,7 +197,8 @@ impl OutputDir {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             let ours = (TOURNAMENT_FILES.contains(&name.as_ref()) && name != LOCK_FILE)
-                || name.ends_with(".tmp");
+                || name.ends_with(".tmp")
+                || is_markdown_report(&name);
             if ours && entry.path().is_file() {
                 fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
             }

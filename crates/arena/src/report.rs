@@ -13,11 +13,19 @@
 //! by about `174 (1/2 - s) / (n s (1 - s))` Elo for score `s` over `n`
 //! games (see [`crate::stats::fit_ratings`]).
 //!
+//! Every pairing also gets its pentanomial counts (`pentanomial` in
+//! `summary.json`): the results of the pairs of games that share an opening
+//! with seats swapped (LL, LD, DD+WL, WD, WW), with the Elo difference and
+//! 95% interval computed from the pairs, which is the right variance for
+//! paired openings ([`crate::stats::Pentanomial::elo`]).
+//!
 //! JSON has no infinity: an infinite value (an Elo bound of a perfect
 //! first-seat record, say) is the string `"inf"` or `"-inf"`, and `null`
 //! means no value ([`crate::stats::json_float`]); `ratings.csv` writes
 //! `inf`/`-inf` and leaves a missing value empty.
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
@@ -26,8 +34,8 @@ use crate::log::LogError;
 use crate::record::GameRecord;
 use crate::stats::json_float::{self, csv_field};
 use crate::stats::{
-    fit_ratings, mean_with_ci, Anchor, FirstPlayerStats, FitOptions, GameResult, MeanCi,
-    StatsError, Wdl,
+    fit_ratings, mean_with_ci, paired_results, Anchor, EloEstimate, FirstPlayerStats, FitOptions,
+    GameResult, MeanCi, Pentanomial, StatsError, Wdl,
 };
 
 /// One agent's line of the standings.
@@ -104,6 +112,23 @@ pub struct FirstPlayerSummary {
     pub per_pair: Vec<PairFirstPlayer>,
 }
 
+/// The pairs of games of one pairing: each opening played twice, seats
+/// swapped, counted by the pair's result for `agents[0]`.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairPentanomial {
+    /// The two agents' names (schedule order); counts are `agents[0]`'s.
+    pub agents: [String; 2],
+    /// Complete pairs counted.
+    pub pairs: u64,
+    /// Pairs left out because a game is missing.
+    pub incomplete_pairs: u64,
+    /// LL, LD, DD+WL, WD, WW (and DD, WL apart) for `agents[0]`.
+    pub pentanomial: Pentanomial,
+    /// Elo of `agents[0]` over `agents[1]` from the pairs, with its 95%
+    /// interval (ends `"inf"`/`"-inf"` when unbounded); `None` without pairs.
+    pub elo: Option<EloEstimate>,
+}
+
 /// Everything `summary.json` holds. It depends only on the games, so
 /// identical tournaments give identical summaries.
 #[derive(Clone, Debug, Serialize)]
@@ -133,6 +158,9 @@ pub struct Summary {
     pub agents: Vec<String>,
     /// The first-move advantage.
     pub first_player: FirstPlayerSummary,
+    /// Per pairing (the same order as `first_player.per_pair`): the
+    /// pentanomial counts and the pair-based Elo difference.
+    pub pentanomial: Vec<PairPentanomial>,
 }
 
 const RATING_METHOD: &str =
@@ -245,6 +273,29 @@ pub fn summarize(
         })
         .collect::<Result<Vec<_>, StatsError>>()?;
 
+    // One pass to group the games by pairing (sorted, so the output is
+    // deterministic), then the pairs within each.
+    let mut by_pairing: BTreeMap<[usize; 2], Vec<&GameRecord>> = BTreeMap::new();
+    for r in records {
+        by_pairing
+            .entry([r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])])
+            .or_default()
+            .push(r);
+    }
+    let pentanomial = by_pairing
+        .iter()
+        .map(|(&[a, b], games)| {
+            let paired = paired_results(games.iter().copied(), a, b)?;
+            Ok(PairPentanomial {
+                agents: [names[a].clone(), names[b].clone()],
+                pairs: paired.pentanomial.pairs(),
+                incomplete_pairs: paired.incomplete_pairs,
+                pentanomial: paired.pentanomial,
+                elo: paired.pentanomial.elo(),
+            })
+        })
+        .collect::<Result<Vec<_>, StatsError>>()?;
+
     let mut standings = agents;
     standings.sort_by(|a, b| b.elo.total_cmp(&a.elo).then(a.name.cmp(&b.name)));
     Ok(Summary {
@@ -266,7 +317,54 @@ pub fn summarize(
             advantage_elo_95_profile: fit.advantage_profile_interval,
             per_pair,
         },
+        pentanomial,
     })
+}
+
+/// The summary's pentanomial section as text, one line per pairing, for
+/// printing under the standings:
+///
+/// ```text
+/// pairs (LL-LD-DD+WL-WD-WW for the first agent), Elo from pairs:
+///   greedy vs random        0-1-3-6-10   +240.8 [+151.2, +397.0]
+/// ```
+///
+/// Empty when no pairing has a complete pair.
+pub fn pentanomial_table(summary: &Summary) -> String {
+    let rows: Vec<&PairPentanomial> = summary.pentanomial.iter().filter(|p| p.pairs > 0).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|p| format!("{} vs {}", p.agents[0], p.agents[1]))
+        .collect();
+    let width = labels.iter().map(String::len).max().unwrap_or(0);
+    let mut text = String::from("pairs (LL-LD-DD+WL-WD-WW for the first agent), Elo from pairs:\n");
+    for (p, label) in rows.iter().zip(&labels) {
+        let c = p.pentanomial.counts();
+        let counts = format!("{}-{}-{}-{}-{}", c[0], c[1], c[2], c[3], c[4]);
+        let elo = p.elo.as_ref().map_or(String::new(), |e| {
+            format!("{} [{}, {}]", signed(e.elo), signed(e.lo), signed(e.hi))
+        });
+        let _ = write!(text, "  {label:<width$}  {counts:>15}  {elo}");
+        if p.incomplete_pairs > 0 {
+            let _ = write!(text, "  ({} incomplete)", p.incomplete_pairs);
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// An Elo value with its sign and one decimal, `+inf`/`-inf` when unbounded.
+fn signed(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:+.1}")
+    } else if value > 0.0 {
+        "+inf".to_string()
+    } else {
+        "-inf".to_string()
+    }
 }
 
 /// The `ratings.csv` columns.
@@ -340,4 +438,122 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), LogError> {
         path: path.display().to_string(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schedule::{pairs, schedule, Format};
+
+    /// Records of a scheduled tournament in which `winner(game)` decides
+    /// each game (`None`: a draw).
+    fn play(
+        agents: usize,
+        games_per_pair: u32,
+        winner: impl Fn(&crate::ScheduledGame) -> Option<usize>,
+    ) -> Vec<GameRecord> {
+        schedule(&pairs(Format::RoundRobin, agents), games_per_pair, 3)
+            .iter()
+            .map(|g| {
+                let winner_seat = winner(g).map(|a| u8::from(g.seats[1] == a));
+                GameRecord {
+                    id: g.id,
+                    pair: g.pair,
+                    round: g.round,
+                    opening: g.opening,
+                    game: "kalah".into(),
+                    players: [format!("a{}", g.seats[0]), format!("a{}", g.seats[1])],
+                    agents: ["random".into(), "random".into()],
+                    seats: g.seats,
+                    seed: g.id,
+                    opening_moves: String::new(),
+                    moves: String::new(),
+                    scores: [0, 0],
+                    winner: winner_seat,
+                    margin: 0,
+                    plies: 10,
+                    duration_ms: 1.0,
+                    end: "no_moves".into(),
+                    error: None,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn summary_counts_pairs_per_pairing() {
+        // Agent 0 beats agent 1 every game; agents 0 and 2 each win as
+        // first seat (every pair WL); agents 1 and 2 draw everything.
+        let mut records = play(3, 6, |g| {
+            match (g.seats[0].min(g.seats[1]), g.seats[0].max(g.seats[1])) {
+                (0, 1) => Some(0),
+                (0, 2) => Some(g.seats[0]),
+                _ => None,
+            }
+        });
+        // Lose the last game of pairing 0-1: its pair becomes incomplete.
+        let last = records.iter().rposition(|r| r.pair == 0).unwrap();
+        records.remove(last);
+        let names: Vec<String> = (0..3).map(|i| format!("a{i}")).collect();
+        let specs = vec!["random".to_string(); 3];
+        let s = summarize("t", "kalah", &names, &specs, &records, 18, None).unwrap();
+        assert_eq!(s.pentanomial.len(), 3);
+        let p01 = &s.pentanomial[0];
+        assert_eq!(p01.agents, ["a0".to_string(), "a1".to_string()]);
+        assert_eq!((p01.pairs, p01.incomplete_pairs), (2, 1));
+        assert_eq!(p01.pentanomial, Pentanomial::new(0, 0, 0, 0, 0, 2));
+        assert_eq!(p01.elo.unwrap().elo, f64::INFINITY);
+        let p02 = &s.pentanomial[1];
+        assert_eq!(p02.pentanomial, Pentanomial::new(0, 0, 0, 3, 0, 0));
+        let e = p02.elo.unwrap();
+        assert_eq!((e.lo, e.elo, e.hi), (0.0, 0.0, 0.0));
+        assert_eq!(
+            s.pentanomial[2].pentanomial,
+            Pentanomial::new(0, 0, 3, 0, 0, 0)
+        );
+
+        let json = serde_json::to_value(&s).unwrap();
+        let first = &json["pentanomial"][0];
+        assert_eq!(first["agents"], serde_json::json!(["a0", "a1"]));
+        assert_eq!(first["pentanomial"]["ww"], 2);
+        assert_eq!(first["elo"]["elo"], "inf");
+        assert_eq!(json["pentanomial"][1]["pentanomial"]["dd_wl"], 3);
+        assert_eq!(json["pentanomial"][1]["pentanomial"]["wl"], 3);
+        // The existing sections are all still there.
+        for key in ["standings", "crosstable", "first_player", "agents"] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+
+        let table = pentanomial_table(&s);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[0].starts_with("pairs (LL-LD-DD+WL-WD-WW"), "{table}");
+        assert!(
+            lines[1].contains("a0 vs a1") && lines[1].contains("0-0-0-0-2"),
+            "{table}"
+        );
+        assert!(lines[1].contains("+inf [+inf, +inf]"), "{table}");
+        assert!(lines[1].ends_with("(1 incomplete)"), "{table}");
+        assert!(
+            lines[2].contains("0-0-3-0-0") && lines[2].contains("+0.0 [+0.0, +0.0]"),
+            "{table}"
+        );
+        // Deterministic: the same games in another order give the same summary.
+        let mut shuffled = records.clone();
+        shuffled.reverse();
+        let again = summarize("t", "kalah", &names, &specs, &shuffled, 18, None).unwrap();
+        assert_eq!(pentanomial_table(&again), table);
+    }
+
+    #[test]
+    fn no_pairs_no_table() {
+        let names: Vec<String> = (0..2).map(|i| format!("a{i}")).collect();
+        let specs = vec!["random".to_string(); 2];
+        let records = play(2, 1, |_| Some(0));
+        let s = summarize("t", "kalah", &names, &specs, &records, 2, None).unwrap();
+        assert_eq!(s.pentanomial[0].pairs, 0);
+        assert_eq!(s.pentanomial[0].incomplete_pairs, 1);
+        assert!(s.pentanomial[0].elo.is_none());
+        assert_eq!(pentanomial_table(&s), "");
+    }
 }

@@ -1,4 +1,5 @@
 //! Statistics over game results: win/draw/loss counts with Elo intervals,
+//! pentanomial (game pair) counts with their Elo and the GSPRT on them,
 //! Wilson and normal-approximation intervals, a Bradley–Terry (Elo) fit with
 //! a first-move advantage and Hessian and profile-likelihood intervals, and
 //! first-seat summaries. Infinite values are written to JSON as `"inf"` /
@@ -14,7 +15,9 @@ mod first_player;
 mod interval;
 pub mod json_float;
 mod linalg;
+mod pentanomial;
 mod special;
+mod sprt;
 mod wdl;
 
 pub use bradley_terry::{
@@ -22,7 +25,12 @@ pub use bradley_terry::{
 };
 pub use first_player::FirstPlayerStats;
 pub use interval::{mean_with_ci, wilson_interval, MeanCi};
+pub use pentanomial::{paired_results, PairedResults, Pentanomial, PAIR_SCORES};
 pub use special::{erf, erfc, normal_cdf};
+pub use sprt::{
+    llr_normal_approximation, pentanomial_llr, score_from_elo, Sprt, SprtDecision, SprtSpec,
+    SprtSpecError, SprtStatus, EMPTY_CATEGORY_PAIRS, MAX_SPRT_ELO, SPRT_KEYS,
+};
 pub use wdl::{elo_from_score, EloEstimate, Wdl};
 
 /// Two-sided 95% quantile of the standard normal distribution.

@@ -1,0 +1,637 @@
+//! The report of a first-move analysis (`mancala analyze first-move`): a
+//! heat map of the exact value over pits x seeds per rule set, the first
+//! player's score against agent strength on every board (small multiples),
+//! the boards whose start is exactly fair, and the fair starts found by
+//! `mancala analyze fair --json` when its output is saved in the folder as
+//! `fair*.json`.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::read::{count, float, json_file, pair, pct, plain, signed, slug, string, with_interval};
+use super::{Block, Document, Section, Table};
+use crate::bad_input;
+use crate::svg::{self, Estimate};
+
+/// One board's exact value.
+#[derive(Clone, Debug)]
+struct Board {
+    spec: String,
+    pits: u64,
+    seeds: u64,
+    rules: String,
+    /// `solved`, `over_budget`, `unavailable` or `skipped`.
+    status: String,
+    value: Option<i64>,
+    best_moves: String,
+    move_values: String,
+    solve_seconds: Option<f64>,
+    note: String,
+}
+
+/// One board x agent cell of self-play.
+#[derive(Clone, Debug)]
+struct Cell {
+    spec: String,
+    agent: String,
+    games: u64,
+    wdl: (u64, u64, u64),
+    score: Option<f64>,
+    score_interval: Option<(f64, f64)>,
+    margin: Option<f64>,
+    margin_interval: Option<(f64, f64)>,
+}
+
+/// What an analysis folder holds.
+pub struct AnalysisFolder {
+    options: Value,
+    boards: Vec<Board>,
+    cells: Vec<Cell>,
+    /// `(file name, content)` of each `fair*.json`, by name.
+    fair: Vec<(String, Value)>,
+}
+
+/// Reads the analysis in `dir`, if it holds one.
+///
+/// # Errors
+/// Bad input for damaged files, or a first-move analysis that has not
+/// finished (rows but no `first_move.json` yet).
+pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
+    let json = json_file(&dir.join("first_move.json"))?;
+    let mut fair = Vec::new();
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| bad_input(format!("cannot read {}: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("fair") && n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for name in names {
+        if let Some(v) = json_file(&dir.join(&name))? {
+            if v.get("rule_sets").is_some() {
+                fair.push((name, v));
+            }
+        }
+    }
+    let Some(json) = json else {
+        if dir.join("first_move.csv").is_file() {
+            return Err(bad_input(format!(
+                "{} holds a first-move analysis without first_move.json: it has not finished; \
+                 rerun the same `mancala analyze first-move` command to finish it, then report",
+                dir.display()
+            )));
+        }
+        if fair.is_empty() {
+            return Ok(None);
+        }
+        return Ok(Some(AnalysisFolder {
+            options: Value::Null,
+            boards: Vec::new(),
+            cells: Vec::new(),
+            fair,
+        }));
+    };
+    let list = |key: &str| {
+        json.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let boards = list("boards")
+        .iter()
+        .map(|b| Board {
+            spec: string(b.get("spec")),
+            pits: count(b.get("pits")),
+            seeds: count(b.get("seeds")),
+            rules: string(b.get("rules")),
+            status: string(b.get("exact")),
+            value: b.get("value").and_then(Value::as_i64),
+            best_moves: string(b.get("best_moves")),
+            move_values: string(b.get("move_values")),
+            solve_seconds: float(b.get("solve_seconds")),
+            note: string(b.get("note")),
+        })
+        .collect();
+    let cells = list("rows")
+        .iter()
+        .map(|r| {
+            let wdl = r.get("first_wdl").and_then(Value::as_array);
+            let at = |i: usize| count(wdl.and_then(|w| w.get(i)));
+            Cell {
+                spec: string(r.get("spec")),
+                agent: string(r.get("agent")),
+                games: count(r.get("games")),
+                wdl: (at(0), at(1), at(2)),
+                score: float(r.get("first_score")),
+                score_interval: pair(r.get("first_score_95")),
+                margin: float(r.get("mean_margin")),
+                margin_interval: pair(r.get("mean_margin_95")),
+            }
+        })
+        .collect();
+    Ok(Some(AnalysisFolder {
+        options: json.get("options").cloned().unwrap_or(Value::Null),
+        boards,
+        cells,
+        fair,
+    }))
+}
+
+/// The exact value as a cell label: `+6`, `0`, `?` (over budget), `n/a`.
+fn value_label(b: &Board) -> String {
+    match (b.value, b.status.as_str()) {
+        (Some(0), _) => "0".into(),
+        (Some(v), _) => format!("{v:+}"),
+        (None, "over_budget") => "?".into(),
+        (None, "skipped") => "-".into(),
+        (None, _) => "n/a".into(),
+    }
+}
+
+/// The perfect-play outcome of a value, as the first player's score.
+fn outcome(value: i64) -> f64 {
+    match value.signum() {
+        1 => 1.0,
+        0 => 0.5,
+        _ => 0.0,
+    }
+}
+
+fn list_of(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().map(|x| string(Some(x))).collect())
+        .unwrap_or_default()
+}
+
+/// Builds the report.
+pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
+    let o = &a.options;
+    let game = Some(string(o.get("game_name")))
+        .filter(|g| !g.is_empty())
+        .unwrap_or_else(|| string(o.get("game")));
+    let agents = list_of(o.get("agents"));
+    let rule_sets: Vec<String> = {
+        let listed = list_of(o.get("rules"));
+        if listed.is_empty() {
+            let mut seen = Vec::new();
+            for b in &a.boards {
+                if !seen.contains(&b.rules) {
+                    seen.push(b.rules.clone());
+                }
+            }
+            seen
+        } else {
+            listed
+        }
+    };
+    let solved = a.boards.iter().filter(|b| b.value.is_some()).count();
+    let mut doc = Document {
+        title: if a.boards.is_empty() {
+            "Fair starting positions".into()
+        } else {
+            format!("First-move analysis of {game}")
+        },
+        lead: if a.boards.is_empty() {
+            "Starting positions one or two seeds away from the standard one that are worth \
+             exactly 0 with perfect play."
+                .into()
+        } else {
+            format!(
+                "How much moving first is worth on {} boards: exact values where the solver \
+                 finished, and self-play by a ladder of {} agents from weakest to strongest.",
+                a.boards.len(),
+                agents.len()
+            )
+        },
+        ..Document::default()
+    };
+    let mut fact = |k: &str, v: String| doc.facts.push((k.to_string(), v));
+    fact("Folder", folder.to_string());
+    if !a.boards.is_empty() {
+        let spec = string(o.get("game"));
+        fact("Game", spec.clone());
+        fact(
+            "Rule sets",
+            format!(
+                "{} (each on top of the game's own options: standard adds none)",
+                rule_sets.join(", ")
+            ),
+        );
+        fact(
+            "Boards",
+            format!(
+                "pits {} x seeds {} x {} rule sets: {} boards",
+                list_of(o.get("pits")).join(", "),
+                list_of(o.get("seeds")).join(", "),
+                rule_sets.len(),
+                a.boards.len()
+            ),
+        );
+        fact(
+            "Exact values",
+            format!(
+                "{solved} of {} boards solved within {} each",
+                a.boards.len(),
+                string(o.get("budget"))
+            ),
+        );
+        fact("Agents", agents.join(", "));
+        fact(
+            "Games",
+            format!(
+                "{} per board and agent, the same agent in both seats",
+                count(o.get("games"))
+            ),
+        );
+        fact("Seed", string(o.get("seed")));
+        doc.sections.push(exact_section(a, &game, &rule_sets));
+        doc.sections
+            .push(skill_section(a, &game, &rule_sets, &agents));
+    }
+    doc.sections.push(fair_section(a, &rule_sets));
+    if !a.boards.is_empty() {
+        doc.sections.push(reproduce_section(o));
+    }
+    doc
+}
+
+/// The boards of one rule set as a grid: sorted pits (rows) and seeds.
+fn grid<'a>(a: &'a AnalysisFolder, rules: &str) -> (Vec<u64>, Vec<u64>, Vec<&'a Board>) {
+    let mine: Vec<&Board> = a.boards.iter().filter(|b| b.rules == rules).collect();
+    let pits: BTreeSet<u64> = mine.iter().map(|b| b.pits).collect();
+    let seeds: BTreeSet<u64> = mine.iter().map(|b| b.seeds).collect();
+    (
+        pits.into_iter().collect(),
+        seeds.into_iter().collect(),
+        mine,
+    )
+}
+
+fn exact_section(a: &AnalysisFolder, game: &str, rule_sets: &[String]) -> Section {
+    let mut blocks = Vec::new();
+    for r in rule_sets {
+        let (pits, seeds, mine) = grid(a, r);
+        if mine.is_empty() {
+            continue;
+        }
+        let find = |p: u64, s: u64| mine.iter().find(|b| b.pits == p && b.seeds == s);
+        let cells = pits
+            .iter()
+            .map(|&p| {
+                seeds
+                    .iter()
+                    .map(|&s| match find(p, s) {
+                        Some(b) => svg::Cell {
+                            value: b.value.map(|v| v as f64),
+                            label: value_label(b),
+                        },
+                        None => svg::Cell {
+                            value: None,
+                            label: String::new(),
+                        },
+                    })
+                    .collect()
+            })
+            .collect();
+        let map = svg::HeatMap {
+            title: format!("Exact value of the start: {game}, rules {r}"),
+            desc: format!(
+                "Final margin for the first player with perfect play, in seeds, for each board \
+                 of {game} under rules {r}: rows are pits per side, columns seeds per pit. \
+                 Positive favours the first player. ? marks a board not solved within the \
+                 budget; n/a, one with no solver."
+            ),
+            x_label: "seeds per pit".into(),
+            y_label: "pits per side".into(),
+            columns: seeds.iter().map(ToString::to_string).collect(),
+            rows: pits.iter().map(ToString::to_string).collect(),
+            cells,
+            note: "blue: first player wins; red: second player wins; ? not solved in budget".into(),
+        };
+        blocks.push(Block::Figure {
+            id: format!("exact-{}", slug(r)),
+            svg: svg::heat_map(&map),
+            caption: format!(
+                "Rules {r}: the first player's final margin with perfect play, in seeds."
+            ),
+        });
+    }
+    let mut table = Table::new(
+        "Every board's exact value",
+        &[
+            "board",
+            "rules",
+            "value",
+            "best first moves",
+            "every first move's value",
+            "solve time",
+        ],
+        &[false, false, true, false, false, true],
+    );
+    for b in &a.boards {
+        table.row(vec![
+            format!("{}x{}", b.pits, b.seeds),
+            b.rules.clone(),
+            match b.status.as_str() {
+                "solved" => value_label(b),
+                "over_budget" => "over budget".into(),
+                "skipped" => "not solved".into(),
+                _ => format!("n/a: {}", b.note),
+            },
+            b.best_moves.clone(),
+            b.move_values.clone(),
+            b.solve_seconds.map_or("-".into(), |s| format!("{s:.2} s")),
+        ]);
+    }
+    blocks.push(Block::Details {
+        summary: "Every board's value and first moves".into(),
+        blocks: vec![Block::Table(table)],
+    });
+    Section {
+        id: "exact".into(),
+        title: "Exact values".into(),
+        blocks,
+    }
+}
+
+fn skill_section(
+    a: &AnalysisFolder,
+    game: &str,
+    rule_sets: &[String],
+    agents: &[String],
+) -> Section {
+    let mut blocks = vec![Block::Paragraph(
+        "The first player's score when the same agent plays both seats, for agents from \
+         weakest to strongest, on every board: rising towards the perfect-play outcome (the \
+         red line) shows how much skill it takes to see the advantage."
+            .into(),
+    )];
+    for r in rule_sets {
+        let (pits, seeds, mine) = grid(a, r);
+        if mine.is_empty() {
+            continue;
+        }
+        let panels = pits
+            .iter()
+            .map(|&p| {
+                seeds
+                    .iter()
+                    .map(|&s| {
+                        let b = mine.iter().find(|b| b.pits == p && b.seeds == s)?;
+                        let points = agents
+                            .iter()
+                            .map(|ag| {
+                                let c = a
+                                    .cells
+                                    .iter()
+                                    .find(|c| c.spec == b.spec && &c.agent == ag)?;
+                                let v = c.score?;
+                                let (lo, hi) = c.score_interval.unwrap_or((v, v));
+                                Some(Estimate { value: v, lo, hi })
+                            })
+                            .collect();
+                        Some(svg::MiniPanel {
+                            caption: format!("{p}x{s}, exact {}", value_label(b)),
+                            points,
+                            reference: b.value.map(outcome),
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let chart = svg::SmallMultiples {
+            title: format!("First player's score by skill: {game}, rules {r}"),
+            desc: format!(
+                "One panel per board of {game} under rules {r} (rows: pits per side; columns: \
+                 seeds per pit): the first player's score with its 95% interval when both seats \
+                 are played by each agent of the ladder ({}), against the perfect-play outcome.",
+                agents.join(", ")
+            ),
+            row_label: "pits per side".into(),
+            column_label: "seeds per pit".into(),
+            rows: pits.iter().map(|p| format!("{p} pits")).collect(),
+            columns: seeds
+                .iter()
+                .map(|s| format!("{s} seed{}", if *s == 1 { "" } else { "s" }))
+                .collect(),
+            categories: agents.to_vec(),
+            y_label: "first player's score, 0 to 1, 95% intervals".into(),
+            y_range: (0.0, 1.0),
+            reference_label: "the perfect-play outcome (1 win, 0.5 draw, 0 loss)".into(),
+            panels,
+        };
+        blocks.push(Block::Figure {
+            id: format!("skill-{}", slug(r)),
+            svg: svg::small_multiples(&chart),
+            caption: format!(
+                "Rules {r}: the first player's score against agent strength on every board; \
+                 agents are numbered as in the key."
+            ),
+        });
+    }
+    let mut table = Table::new(
+        "Self-play on every board, from the first player's side",
+        &[
+            "board",
+            "rules",
+            "exact",
+            "agent",
+            "games",
+            "first W-D-L",
+            "first score [95%]",
+            "mean margin [95%]",
+        ],
+        &[false, false, true, false, true, true, false, false],
+    );
+    for b in &a.boards {
+        for ag in agents {
+            let Some(c) = a.cells.iter().find(|c| c.spec == b.spec && &c.agent == ag) else {
+                continue;
+            };
+            table.row(vec![
+                format!("{}x{}", b.pits, b.seeds),
+                b.rules.clone(),
+                value_label(b),
+                c.agent.clone(),
+                c.games.to_string(),
+                format!("{}-{}-{}", c.wdl.0, c.wdl.1, c.wdl.2),
+                with_interval(c.score, c.score_interval, |x| plain(x, 3)),
+                with_interval(c.margin, c.margin_interval, |x| signed(x, 2)),
+            ]);
+        }
+    }
+    blocks.push(Block::Details {
+        summary: format!("Every board and agent ({} rows)", table.rows.len()),
+        blocks: vec![Block::Table(table)],
+    });
+    Section {
+        id: "skill".into(),
+        title: "Score against skill".into(),
+        blocks,
+    }
+}
+
+fn fair_section(a: &AnalysisFolder, rule_sets: &[String]) -> Section {
+    let mut blocks = Vec::new();
+    if !a.boards.is_empty() {
+        let mut table = Table::new(
+            "Boards whose standard start is exactly fair (worth 0 with perfect play)",
+            &["rules", "solved boards", "fair boards", "which"],
+            &[false, true, true, false],
+        );
+        for r in rule_sets {
+            let mine: Vec<&Board> = a.boards.iter().filter(|b| &b.rules == r).collect();
+            let solved = mine.iter().filter(|b| b.value.is_some()).count();
+            let fair: Vec<String> = mine
+                .iter()
+                .filter(|b| b.value == Some(0))
+                .map(|b| format!("{}x{}", b.pits, b.seeds))
+                .collect();
+            table.row(vec![
+                r.clone(),
+                solved.to_string(),
+                fair.len().to_string(),
+                if fair.is_empty() {
+                    "-".into()
+                } else {
+                    fair.join(", ")
+                },
+            ]);
+        }
+        blocks.push(Block::Table(table));
+    }
+    if a.fair.is_empty() {
+        blocks.push(Block::Paragraph(
+            "Fair starts one or two seeds away from the standard one: run `mancala analyze \
+             fair --game kalah:pits=P,seeds=S --json > fair-pP-sS.json` in this folder, and \
+             the next report counts them here."
+                .into(),
+        ));
+    }
+    for (name, v) in &a.fair {
+        let mut table = Table::new(
+            &format!("Fair starts found by mancala analyze fair ({name})"),
+            &[
+                "game",
+                "capture",
+                "start value",
+                "candidates",
+                "solved",
+                "fair",
+                "1 seed moved",
+                "2 seeds moved",
+            ],
+            &[false, false, true, true, true, true, true, true],
+        );
+        for r in v
+            .get("rule_sets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            table.row(vec![
+                string(r.get("game")),
+                if r.get("empty_capture") == Some(&Value::Bool(true)) {
+                    "empty capture".into()
+                } else {
+                    "standard".into()
+                },
+                r.get("start_value")
+                    .and_then(Value::as_i64)
+                    .map_or("-".into(), |v| format!("{v:+}")),
+                count(r.get("candidates")).to_string(),
+                count(r.get("solved")).to_string(),
+                count(r.get("fair_count")).to_string(),
+                count(r.get("fair_one_seed")).to_string(),
+                count(r.get("fair_two_seeds")).to_string(),
+            ]);
+        }
+        blocks.push(Block::Table(table));
+    }
+    Section {
+        id: "fair".into(),
+        title: "Fair positions".into(),
+        blocks,
+    }
+}
+
+fn reproduce_section(o: &Value) -> Section {
+    let mut command = format!(
+        "mancala analyze first-move --game {} --pits {} --seeds {} --rules {}",
+        string(o.get("game")),
+        list_of(o.get("pits")).join(","),
+        list_of(o.get("seeds")).join(","),
+        list_of(o.get("rules")).join(","),
+    );
+    let agents = list_of(o.get("agents"));
+    if !agents.is_empty() {
+        command.push_str(" \\\n    --agents");
+        for a in &agents {
+            // Specs with `,` or `=` are fine to a shell; quote only what it
+            // would split or expand.
+            if a.chars().any(|c| " ;&|<>()$`\"'*?[]".contains(c)) {
+                command.push_str(&format!(" '{a}'"));
+            } else {
+                command.push_str(&format!(" {a}"));
+            }
+        }
+    }
+    command.push_str(&format!(
+        " \\\n    --games {} --seed {} --budget {} --tt {}",
+        count(o.get("games")),
+        string(o.get("seed")),
+        string(o.get("budget")),
+        count(o.get("tt"))
+    ));
+    if let Some(k) = o.get("db_seeds").and_then(Value::as_u64) {
+        command.push_str(&format!(" --db-seeds {k}"));
+    }
+    command.push_str(" --out FOLDER");
+    Section {
+        id: "reproduce".into(),
+        title: "Reproduce".into(),
+        blocks: vec![
+            Block::Code {
+                caption: "Command".into(),
+                text: command,
+            },
+            Block::Paragraph(format!(
+                "Each cell's games use a seed derived from the analysis seed and the cell, so \
+                 the self-play results repeat exactly; whether a board is solved within the \
+                 budget depends on the machine. The first player's score is shown as a \
+                 fraction; {} means a perfect first-seat record.",
+                pct(Some(1.0))
+            )),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_label_like_the_heat_map() {
+        let board = |status: &str, value: Option<i64>| Board {
+            spec: String::new(),
+            pits: 3,
+            seeds: 2,
+            rules: "standard".into(),
+            status: status.into(),
+            value,
+            best_moves: String::new(),
+            move_values: String::new(),
+            solve_seconds: None,
+            note: String::new(),
+        };
+        assert_eq!(value_label(&board("solved", Some(4))), "+4");
+        assert_eq!(value_label(&board("solved", Some(0))), "0");
+        assert_eq!(value_label(&board("over_budget", None)), "?");
+        assert_eq!(value_label(&board("unavailable", None)), "n/a");
+        assert_eq!(outcome(-3), 0.0);
+    }
+}

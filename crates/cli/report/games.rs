@@ -1,0 +1,170 @@
+//! What a report needs of a tournament's `games.csv`, read row by row: a
+//! tournament may hold millions of games, which are never all in memory at
+//! once. Margins are counted per agent, times summed, the first forfeits
+//! kept, and every game's pairing data kept only when an SPRT curve is to
+//! be drawn.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::bad_input;
+
+/// A forfeited game, as `games.csv` lists it.
+#[derive(Clone, Debug)]
+pub struct Forfeit {
+    /// The game's id.
+    pub id: u64,
+    /// Display names in seat order.
+    pub players: [String; 2],
+    /// The winning seat; `None` for a draw.
+    pub winner: Option<u8>,
+    /// Why the game ended (`forfeit`).
+    pub end: String,
+    /// What went wrong, as the runner wrote it.
+    pub error: String,
+}
+
+/// One game reduced to what pairs it with its twin and scores it (kept
+/// only when an SPRT curve is to be drawn).
+#[derive(Clone, Copy, Debug)]
+pub struct PairedGame {
+    /// The schedule's pair id.
+    pub pair: u64,
+    /// Games the pair played before this one.
+    pub round: u64,
+    /// The opening's id.
+    pub opening: u64,
+    /// Indices into [`GameStats::names`], in seat order.
+    pub seats: [usize; 2],
+    /// Seat 0's score.
+    pub first_score: f64,
+}
+
+/// What the report needs of `games.csv`, gathered row by row: a tournament
+/// may hold millions of games, which are never all in memory at once.
+#[derive(Default)]
+pub struct GameStats {
+    /// Wall time of every game, summed, in seconds.
+    pub seconds: f64,
+    /// Per agent (display name), how many of its games ended with each
+    /// margin from its side; forfeits left out, as in the summary.
+    pub margins: BTreeMap<String, BTreeMap<i64, u64>>,
+    /// Forfeited games.
+    pub forfeit_count: u64,
+    /// The first [`FORFEITS_SHOWN`] of them.
+    pub forfeits: Vec<Forfeit>,
+    /// Agent names seen, for [`PairedGame::seats`].
+    pub names: Vec<String>,
+    /// Every game, when an SPRT is recorded; empty otherwise.
+    pub paired: Vec<PairedGame>,
+}
+
+/// Forfeited games listed in a report; the rest are counted.
+const FORFEITS_SHOWN: usize = 50;
+
+/// Reads `games.csv` row by row into [`GameStats`]; `keep_pairs` keeps
+/// every game's pairing data too (for SPRT curves).
+pub fn read_games(path: &Path, keep_pairs: bool) -> Result<GameStats> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let header = reader
+        .headers()
+        .map_err(|e| bad_input(format!("{}: {e}", path.display())))?
+        .clone();
+    let column = |name: &str| header.iter().position(|h| h == name);
+    let needed = ["id", "player0", "player1", "winner", "margin"];
+    let [Some(id_col), Some(p0_col), Some(p1_col), Some(winner_col), Some(margin_col)] =
+        needed.map(column)
+    else {
+        return Err(bad_input(format!(
+            "{} is not a tournament's game list (it needs the columns {})",
+            path.display(),
+            needed.join(", ")
+        )));
+    };
+    let optional = ["pair", "round", "opening", "duration_ms", "end", "error"].map(column);
+    let mut stats = GameStats::default();
+    let mut record = csv::StringRecord::new();
+    let mut row = 0usize;
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(true) => row += 1,
+            Ok(false) => break,
+            Err(e) => {
+                return Err(bad_input(format!(
+                    "{}, row {}: {e}",
+                    path.display(),
+                    row + 1
+                )))
+            }
+        }
+        let field = |i: usize| record.get(i).unwrap_or("");
+        let opt = |k: usize| optional[k].map_or("", field);
+        let number = |i: usize, what: &str| {
+            field(i).trim().parse::<i64>().map_err(|_| {
+                bad_input(format!(
+                    "{}, row {row}: {what} is not a number",
+                    path.display()
+                ))
+            })
+        };
+        let id = number(id_col, "id")?;
+        let margin = number(margin_col, "margin")?;
+        let players = [field(p0_col), field(p1_col)];
+        let winner = match field(winner_col) {
+            "0" => Some(0),
+            "1" => Some(1),
+            _ => None,
+        };
+        stats.seconds += opt(3).parse::<f64>().unwrap_or(0.0) / 1000.0;
+        let error = opt(5);
+        if error.is_empty() {
+            for (player, m) in [(players[0], margin), (players[1], -margin)] {
+                if !stats.margins.contains_key(player) {
+                    stats.margins.insert(player.to_string(), BTreeMap::new());
+                }
+                if let Some(counts) = stats.margins.get_mut(player) {
+                    *counts.entry(m).or_insert(0) += 1;
+                }
+            }
+        } else {
+            stats.forfeit_count += 1;
+            if stats.forfeits.len() < FORFEITS_SHOWN {
+                stats.forfeits.push(Forfeit {
+                    id: id as u64,
+                    players: players.map(str::to_string),
+                    winner,
+                    end: opt(4).to_string(),
+                    error: error.to_string(),
+                });
+            }
+        }
+        if keep_pairs {
+            let seats = players.map(|p| match stats.names.iter().position(|n| n == p) {
+                Some(i) => i,
+                None => {
+                    stats.names.push(p.to_string());
+                    stats.names.len() - 1
+                }
+            });
+            let unsigned = |k: usize| opt(k).parse::<u64>().unwrap_or(0);
+            stats.paired.push(PairedGame {
+                pair: unsigned(0),
+                round: unsigned(1),
+                opening: unsigned(2),
+                seats,
+                first_score: match winner {
+                    Some(0) => 1.0,
+                    Some(_) => 0.0,
+                    None => 0.5,
+                },
+            });
+        }
+    }
+    stats.forfeits.sort_by_key(|f| f.id);
+    Ok(stats)
+}
