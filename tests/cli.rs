@@ -128,6 +128,83 @@ fn show_draws_a_position_and_rejects_a_bad_one() {
 }
 
 #[test]
+fn congkak_replays_perfts_and_shows_with_burnt_holes_and_rounds() {
+    // Multi-round Congkak(3,2): player 0's last seed goes to the store and
+    // ends round 1, 5 to 7; player 0 refills holes 3 and 2, hole 1 is burnt,
+    // and begins round 2 (as the loser).
+    let o = mancala(&[
+        "replay",
+        "--game",
+        "congkak:pits=3,seeds=2,rounds=many",
+        "--position",
+        "0,0,1/0,0,0/4,7/0",
+        "--moves",
+        "3 3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", stdout(&o));
+    assert_eq!(
+        lines[0]["board"],
+        serde_json::json!([0, 2, 2, 2, 2, 2, 1, 1])
+    );
+    assert_eq!(lines[0]["burnt"], serde_json::json!([[1], []]));
+    assert_eq!(lines[0]["round"], 2);
+    assert_eq!(lines[0]["round_first"], 0);
+    assert_eq!(lines[0]["to_move"], 0);
+    assert_eq!(lines[0]["legal"], serde_json::json!([2, 3]));
+    // Hole 3's two seeds: the store, P1's hole 1 (held 2): relay of three
+    // to P1's holes 2 and 3 and, past store 1 and the burnt hole 1, hole 2
+    // (held 2): relay of three to hole 3, the store and P1's emptied hole 1.
+    assert_eq!(
+        lines[1]["board"],
+        serde_json::json!([0, 0, 1, 1, 3, 3, 3, 1])
+    );
+    assert_eq!(lines[1]["to_move"], 1);
+    // A single round has no round fields.
+    let o = mancala(&["replay", "--game", "congkak", "--moves", "1", "--json"]);
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    assert!(
+        line.get("round").is_none() && line.get("burnt").is_none(),
+        "{line}"
+    );
+
+    let o = mancala(&["perft", "--game", "congkak", "--depth", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let counts: Vec<u64> = stdout(&o)
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(counts, vec![7, 36, 230, 1406, 8295]);
+
+    let o = mancala(&[
+        "show",
+        "--game",
+        "congkak:rounds=many",
+        "--position",
+        "x,x,7,7,7,7,7/7,7,7,7,7,7,7/3,11/1/r2,0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("|  x  |  x  |  7  |"), "{out}");
+    assert!(out.contains("round 2 (begun by player 0)"), "{out}");
+    let o = mancala(&[
+        "show",
+        "--game",
+        "congkak",
+        "--position",
+        "x,x,7,7,7,7,7/7,7,7,7,7,7,7/3,11/1/r2,0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("rounds=many"), "{}", stderr(&o));
+}
+
+#[test]
 fn bench_prints_both_tables() {
     let o = mancala(&[
         "bench",

@@ -562,6 +562,10 @@ fn exact_value(
     match &board.spec {
         GameSpec::Kalah(rules) => solve_kalah(key, rules, budget, args, threads),
         GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads)?, None)),
+        GameSpec::Congkak(_) => Ok((
+            Exact::none(key, "unavailable", "no solver plays Congkak"),
+            None,
+        )),
     }
 }
 
@@ -1065,6 +1069,7 @@ fn game_kind(spec: &GameSpec) -> &'static str {
     match spec {
         GameSpec::Kalah(_) => "kalah",
         GameSpec::Oware(_) => "oware",
+        GameSpec::Congkak(_) => "congkak",
     }
 }
 

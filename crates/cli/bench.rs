@@ -13,8 +13,12 @@ use crate::bad_input;
 /// Arguments of `mancala bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// A game to measure (a game spec); repeat for several. Default: kalah and oware.
-    #[arg(long = "game", short, default_values_t = ["kalah".to_string(), "oware".to_string()])]
+    /// A game to measure (a game spec); repeat for several. Default: kalah, oware and congkak.
+    #[arg(
+        long = "game",
+        short,
+        default_values_t = ["kalah".to_string(), "oware".to_string(), "congkak".to_string()]
+    )]
     games: Vec<String>,
     /// Seconds to measure each line, from 0.01 to 3600. Each line measures
     /// at least one batch of games (or one move per position) however short.

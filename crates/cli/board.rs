@@ -31,8 +31,8 @@ impl View {
 }
 
 /// Draws the board with player 1's row on top (right to left, as it faces
-/// player 0), the stores at the ends, pit numbers from 1, and the last move
-/// marked with brackets.
+/// player 0), the stores at the ends, pit numbers from 1, burnt holes
+/// (multi-round Congkak) as `x`, and the last move marked with brackets.
 pub fn render(setup: &Setup, last: Option<(Player, Move)>) -> String {
     render_view(setup, last, &View::default())
 }
@@ -59,10 +59,14 @@ pub fn render_view(setup: &Setup, last: Option<(Player, Move)>, view: &View) -> 
     let top = bottom.opponent();
     let n = setup.rows[bottom].len();
     let cell = |p: Player, i: usize| {
-        let seeds = setup.rows[p][i];
+        let seeds = if i < 16 && setup.burnt[p] >> i & 1 == 1 {
+            "x".to_string()
+        } else {
+            setup.rows[p][i].to_string()
+        };
         let text = match last {
             Some((who, Move::Pit(pit))) if who == p && pit as usize == i => format!("[{seeds}]"),
-            _ => seeds.to_string(),
+            _ => seeds,
         };
         format!("|{text:^CELL$}")
     };
@@ -115,6 +119,13 @@ pub fn render_view(setup: &Setup, last: Option<(Player, Move)>, view: &View) -> 
         Some(p) => format!("{} to move", view.name(p)),
     };
     out.push_str(&status);
+    if let Some(round) = setup.round {
+        out.push_str(&format!(
+            ", round {} (begun by {})",
+            round.number,
+            view.name(round.first)
+        ));
+    }
     if let Some((who, mv)) = last {
         out.push_str(&format!("   (last move: {} played {mv})", view.name(who)));
     }
@@ -161,5 +172,18 @@ mod tests {
         assert!(lines[3].contains("|  7  |"), "{text}");
         assert!(lines[3].ends_with("|  8  |"), "{text}");
         assert!(text.contains("player 1 (you) to move"), "{text}");
+    }
+
+    #[test]
+    fn burnt_holes_and_the_round_are_shown() {
+        let setup: Setup = "x,2,2/2,x,2/1,1/1/r2,0".parse().unwrap();
+        let text = render(&setup, None);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].contains("|  2  |  x  |  2  |"), "{text}");
+        assert!(lines[4].contains("|  x  |  2  |  2  |"), "{text}");
+        assert!(
+            text.contains("player 1 to move, round 2 (begun by player 0)"),
+            "{text}"
+        );
     }
 }

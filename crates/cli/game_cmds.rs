@@ -14,11 +14,12 @@ use crate::board::render;
 /// The game and optional start position shared by several subcommands.
 #[derive(Args, Debug, Clone)]
 pub struct GameArgs {
-    /// Game spec, e.g. kalah, kalah:pits=4,seeds=3, oware:grand_slam=illegal.
+    /// Game spec, e.g. kalah, kalah:pits=4,seeds=3, oware:grand_slam=illegal, congkak:rounds=many.
     #[arg(long, short, default_value = "kalah")]
     pub game: String,
     /// Start from this position instead of the initial one
-    /// (notation: P0 pits/P1 pits/store0,store1/to-move, e.g. 4,4,4,4,4,4/4,4,4,4,4,4/0,0/0).
+    /// (notation: P0 pits/P1 pits/store0,store1/to-move, e.g. 4,4,4,4,4,4/4,4,4,4,4,4/0,0/0;
+    /// multi-round Congkak: x for a burnt hole and a fifth field rROUND,FIRST, e.g. /r2,0).
     #[arg(long)]
     pub position: Option<String>,
 }
@@ -104,7 +105,7 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs) -> Result<()> {
                     Move::Swap => json!("swap"),
                 })
                 .collect();
-            let line = json!({
+            let mut line = json!({
                 "ply": ply,
                 "mover": mover.index(),
                 "pit": pit,
@@ -112,6 +113,20 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs) -> Result<()> {
                 "to_move": setup.to_move.map(Player::index),
                 "legal": legal,
             });
+            // Multi-round Congkak: the board keeps Kalah's layout (a burnt
+            // hole reads 0); the burnt holes, by pit number from 1, and the
+            // round come beside it.
+            if let Some(round) = setup.round {
+                let burnt = |p: Player| -> Vec<usize> {
+                    (0..game.pits())
+                        .filter(|&i| setup.burnt[p] >> i & 1 == 1)
+                        .map(|i| i + 1)
+                        .collect()
+                };
+                line["burnt"] = json!([burnt(Player::ZERO), burnt(Player::ONE)]);
+                line["round"] = json!(round.number);
+                line["round_first"] = json!(round.first.index());
+            }
             writeln!(out, "{line}")?;
         } else {
             writeln!(out, "\nply {ply}: player {mover} plays {mv}   {setup}")?;

@@ -236,6 +236,14 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
                 "its store is on the left"
             }
         )?;
+        if self.game.name() == "congkak" {
+            writeln!(
+                self.out,
+                "Congkak: when your last seed lands in a hole that held seeds, you lift them all \
+                 and sow on (a relay), until a seed lands in your store (move again) or in an \
+                 empty hole (captures opposite if it is yours)."
+            )?;
+        }
         writeln!(
             self.out,
             "Type a pit number (1-{n}) to sow it, or hint, undo, help, quit.\n"
@@ -326,7 +334,9 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
                 .to_string(),
             Move::Pit(i) => {
                 let setup = self.game.setup(&self.state);
-                if setup.rows[self.human][i as usize] == 0 {
+                if i < 16 && setup.burnt[self.human] >> i & 1 == 1 {
+                    format!("pit {mv} is burnt: it is out of play this round")
+                } else if setup.rows[self.human][i as usize] == 0 {
                     format!("pit {mv} is empty")
                 } else if setup.rows[self.human.opponent()].iter().all(|&s| s == 0) {
                     format!("pit {mv} does not give your opponent any seeds, and you must")
@@ -343,7 +353,8 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
 
     /// Plays `mv` for `mover` and says what happened.
     fn play(&mut self, mover: Player, mv: Move) -> Result<()> {
-        let swap_offered = self.game.setup(&self.state).swap_available;
+        let before = self.game.setup(&self.state);
+        let swap_offered = before.swap_available;
         let score_before = self.game.scores(&self.state)[mover];
         self.game
             .try_play(&mut self.state, mv)
@@ -363,7 +374,41 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
             let verb = if you { "capture" } else { "captures" };
             line.push_str(&format!(" and {verb} {gain}"));
         }
-        if mv == Move::Swap {
+        let after = self.game.setup(&self.state);
+        let new_round = match (before.round, after.round) {
+            (Some(a), Some(b)) if b.number != a.number => Some(b),
+            _ => None,
+        };
+        if let Some(round) = new_round {
+            // Multi-round Congkak: the round ended with this move.
+            let burnt = |p: Player| {
+                (0..self.pits())
+                    .filter(|&i| after.burnt[p] >> i & 1 == 1)
+                    .count()
+            };
+            line.push_str(&format!(
+                ": the round is over, {} {} to {} {}. Round {} begins: the holes are refilled \
+                 from the stores ({} burnt for {}, {} for {}) and {} moves first",
+                self.name(Player::ZERO),
+                after.stores[Player::ZERO] as usize
+                    + after.rows[Player::ZERO]
+                        .iter()
+                        .map(|&s| s as usize)
+                        .sum::<usize>(),
+                self.name(Player::ONE),
+                after.stores[Player::ONE] as usize
+                    + after.rows[Player::ONE]
+                        .iter()
+                        .map(|&s| s as usize)
+                        .sum::<usize>(),
+                round.number,
+                burnt(Player::ZERO),
+                self.name(Player::ZERO),
+                burnt(Player::ONE),
+                self.name(Player::ONE),
+                self.name(round.first),
+            ));
+        } else if mv == Move::Swap {
             line.push_str(
                 " (pie rule): the rows and the stores change places, and player 0 moves next",
             );
@@ -532,6 +577,8 @@ fn describe_end(reason: EndReason) -> std::borrow::Cow<'static, str> {
         EndReason::Repetition => "the position repeated",
         EndReason::NoLegalMove => "no legal move",
         EndReason::MaxPlies => "move limit reached",
+        EndReason::Ruin => "a player could not fill a single hole for the next round",
+        EndReason::MaxRounds => "the last round (max_rounds) was played",
         // `EndReason` is non-exhaustive: a reason added for a new game is
         // shown by its name, as in games.csv.
         other => return other.to_string().into(),
@@ -607,6 +654,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("result: you win by 2 (margin +2"), "{text}");
+    }
+
+    #[test]
+    fn congkak_rounds_are_announced_and_burnt_holes_refused() {
+        // Player 0 (you) sows the last seed into the store: the round ends
+        // 6 to 6, refilled in full, and player 1 begins round 2.
+        let text = transcript(
+            "congkak:pits=3,seeds=2,rounds=many,max_rounds=2",
+            Some("0,0,1/0,0,0/5,6/0"),
+            Player::ZERO,
+            "3\nq\n",
+        );
+        assert!(
+            text.contains("Congkak: when your last seed lands"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the round is over, player 0 (you) 6 to player 1 (minimax:depth=4) 6. Round 2 begins"),
+            "{text}"
+        );
+        assert!(text.contains("round 2 (begun by player 1"), "{text}");
+        let text = transcript(
+            "congkak:pits=3,seeds=2,rounds=many",
+            Some("x,2,2/2,2,2/1,1/0/r2,0"),
+            Player::ZERO,
+            "1\nq\n",
+        );
+        assert!(text.contains("pit 1 is burnt"), "{text}");
     }
 
     #[test]

@@ -142,6 +142,11 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let rules = match args.game.spec()? {
         GameSpec::Kalah(rules) => rules,
         GameSpec::Oware(rules) => return run_oware(args, rules),
+        GameSpec::Congkak(rules) => {
+            return Err(bad_input(format!(
+                "--game: solve supports kalah and small oware boards, not {rules}"
+            )))
+        }
     };
     let state = start_state(&rules, args.game.position.as_deref())?;
     if rules.is_over(&state) {

@@ -4,11 +4,12 @@ use mancala_core::{Game, Move, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::minimax::TURN_WIDTH;
 use crate::{Agent, AgentError, SearchInfo};
 
 /// Maximises the mover's store gain of the whole turn: a move that earns an
-/// extra turn is scored by the best continuation of that turn. Ties are
-/// broken at random (seeded).
+/// extra turn is scored by the best continuation of that turn (within a
+/// bound, see `turn_gain`). Ties are broken at random (seeded).
 #[derive(Debug, Clone)]
 pub struct Greedy {
     rng: SmallRng,
@@ -33,6 +34,15 @@ impl Default for Greedy {
 
 /// What `mv` adds to the mover's store by the end of the turn, with the
 /// best continuation of any extra turns. `nodes` counts positions looked at.
+///
+/// Extra turns are followed while the turn has at most
+/// [`TURN_WIDTH`] move sequences (the product of the numbers of legal moves
+/// at the positions of the turn so far), as the minimax search bounds its
+/// free moves; past that the gain counts up to there. Whole turns cannot be
+/// followed to their end in every game: Congkak's relays end in the own
+/// store so often that a turn's tree grows two- to threefold with each
+/// extra move, to over 10^5 positions. Kalah's turns hold about 10
+/// positions, and only its rare long chains among many choices are cut.
 pub(crate) fn turn_gain<G: Game>(
     game: &G,
     state: &G::State,
@@ -40,18 +50,32 @@ pub(crate) fn turn_gain<G: Game>(
     mover: Player,
     nodes: &mut u64,
 ) -> i32 {
+    let width = game.legal_moves(state).len() as u32;
+    gain_within(game, state, mv, mover, width, nodes)
+}
+
+/// [`turn_gain`] for a move chosen among `width` move sequences of the turn.
+fn gain_within<G: Game>(
+    game: &G,
+    state: &G::State,
+    mv: Move,
+    mover: Player,
+    width: u32,
+    nodes: &mut u64,
+) -> i32 {
     *nodes += 1;
     let before = i32::from(game.scores(state)[mover]);
     let mut next = state.clone();
     game.play_unchecked(&mut next, mv);
     let gain = i32::from(game.scores(&next)[mover]) - before;
-    if game.to_move(&next) != Some(mover) {
+    if width > TURN_WIDTH || game.to_move(&next) != Some(mover) {
         return gain;
     }
-    gain + game
-        .legal_moves(&next)
+    let legal = game.legal_moves(&next);
+    let wider = width * legal.len() as u32;
+    gain + legal
         .into_iter()
-        .map(|m| turn_gain(game, &next, m, mover, nodes))
+        .map(|m| gain_within(game, &next, m, mover, wider, nodes))
         .max()
         .unwrap_or(0)
 }

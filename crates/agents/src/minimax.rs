@@ -2,10 +2,30 @@
 //! a transposition table and move ordering.
 //!
 //! Depth counts turns, not moves: a move that keeps the turn (Kalah's extra
-//! turn) uses no depth, so a line of extra turns is always searched to its
-//! end. This extension is what makes a shallow search see the chains that
+//! turn) uses no depth, so a line of extra turns is searched to its end.
+//! This extension is what makes a shallow search see the chains that
 //! decide Kalah games (depth 6 against greedy: 41% with it counted as a
 //! move, 80% without).
+//!
+//! The extension has a bound, [`TURN_WIDTH`]: a move that keeps the turn
+//! is free while the turn so far has at most that many move sequences (the
+//! product of the numbers of legal moves at each of its positions, the
+//! one the move is played from included); beyond it each such move uses a
+//! depth, as a new turn would, and the count starts again. Without a bound
+//! a search could not finish in games where extra turns are common: in
+//! Congkak a relay ends in the own store so often that the moves of one
+//! turn form a tree that grows two- to threefold with each extra move (on
+//! the standard board about 265 positions on average by the seventh move,
+//! 13,000 by the thirteenth; on 15 holes of 8 seeds 15,000 by the
+//! seventh), and a search of a few turns multiplies such trees. A bound on
+//! the sequences rather than on the moves keeps a turn to a few thousand
+//! positions whatever the board: about four free moves where every pit can
+//! be played, more where few can. Kalah's turns are small trees (10
+//! positions on average, about a hundred at most), and the bound cuts only
+//! its rare long chains of extra turns among many choices, which the search
+//! now sees one depth shorter. The turn's count so far is part of the
+//! transposition table's key: the same position can be worth different
+//! values with different allowances.
 //!
 //! Values are always from player 0's side (the margin `store0 - store1`,
 //! in quarter seeds): a node maximises when player 0 is to move and
@@ -35,6 +55,11 @@ mod params {
     /// Ordering bonus of a move that keeps the turn (Kalah's extra turn).
     pub const EXTRA_TURN_BONUS: i32 = 1 << 12;
 }
+
+/// The most move sequences a turn may have for its moves to use no depth
+/// (see the module's documentation). Also the greedy agent's bound on the
+/// turns it looks through.
+pub const TURN_WIDTH: u32 = 4096;
 
 /// Options of the minimax agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,8 +101,20 @@ struct Child<S> {
     mv: Move,
     state: S,
     priority: i32,
-    /// Depth the move uses up: 0 for a move that keeps the turn, else 1.
+    /// Depth the move uses up: 0 for a free move that keeps the turn, else 1.
     cost: u32,
+    /// The move sequences of the current turn that lead to the child: 1 when
+    /// the child begins a turn (or a depth of one).
+    width: u32,
+}
+
+/// The transposition table key of `state` reached by `width` move sequences
+/// of the current turn: the free moves left are part of what the value of a
+/// position depends on. A turn's first position keeps the game's key.
+#[inline]
+fn table_key<G: Game>(game: &G, state: &G::State, width: u32) -> u64 {
+    let used = u64::from(width - 1);
+    game.key(state) ^ used.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl<G: Game> Minimax<G> {
@@ -95,23 +132,34 @@ impl<G: Game> Minimax<G> {
         }
     }
 
-    /// The children of `state`, best first: the table's move, then moves
-    /// that keep the turn, then by the mover's immediate gain.
-    fn ordered_children(&self, game: &G, state: &G::State, tt_move: u8) -> Vec<Child<G::State>> {
+    /// The children of `state`, reached by `width` move sequences of the
+    /// current turn, best first: the table's move, then moves that keep the
+    /// turn, then by the mover's immediate gain.
+    fn ordered_children(
+        &self,
+        game: &G,
+        state: &G::State,
+        width: u32,
+        tt_move: u8,
+    ) -> Vec<Child<G::State>> {
         let mover = game.to_move(state).expect("children of a finished game");
         let before = i32::from(game.scores(state)[mover]);
-        let mut children: Vec<Child<G::State>> = game
-            .legal_moves(state)
+        let legal = game.legal_moves(state);
+        let wider = width * legal.len() as u32;
+        let mut children: Vec<Child<G::State>> = legal
             .into_iter()
             .map(|mv| {
                 let mut next = state.clone();
                 game.play_unchecked(&mut next, mv);
                 let mut priority = i32::from(game.scores(&next)[mover]) - before;
-                let mut cost = 1;
+                let (mut cost, mut next_width) = (1, 1);
                 if game.to_move(&next) == Some(mover) {
                     priority += params::EXTRA_TURN_BONUS;
-                    // An extra turn is searched as part of the same turn.
-                    cost = 0;
+                    // An extra turn is searched as part of the same turn,
+                    // for free while the turn is not too wide.
+                    if wider <= TURN_WIDTH {
+                        (cost, next_width) = (0, wider);
+                    }
                 }
                 if mv.action_index(game.pits()) as u8 == tt_move {
                     priority += params::TT_MOVE_BONUS;
@@ -121,6 +169,7 @@ impl<G: Game> Minimax<G> {
                     state: next,
                     priority,
                     cost,
+                    width: next_width,
                 }
             })
             .collect();
@@ -128,13 +177,16 @@ impl<G: Game> Minimax<G> {
         children
     }
 
-    /// The alpha-beta value of `state` for player 0 to `depth` more moves;
+    /// The alpha-beta value of `state` for player 0 to `depth` more turns,
+    /// `state` being reached by `width` move sequences of the current turn;
     /// gives up (setting `stopped`) when `stop` is reached.
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
         game: &G,
         state: &G::State,
         depth: u32,
+        width: u32,
         mut alpha: i32,
         mut beta: i32,
         stop: &StopCondition<'_>,
@@ -157,7 +209,7 @@ impl<G: Game> Minimax<G> {
             return 0;
         }
 
-        let key = game.key(state);
+        let key = table_key(game, state, width);
         let mut tt_move = NO_MOVE;
         if let Some(e) = self.tt.probe(key) {
             tt_move = e.best;
@@ -185,8 +237,16 @@ impl<G: Game> Minimax<G> {
         let maximising = mover == Player::ZERO;
         let mut best = if maximising { i32::MIN } else { i32::MAX };
         let mut best_move = NO_MOVE;
-        for child in self.ordered_children(game, state, tt_move) {
-            let v = self.search(game, &child.state, depth - child.cost, alpha, beta, stop);
+        for child in self.ordered_children(game, state, width, tt_move) {
+            let v = self.search(
+                game,
+                &child.state,
+                depth - child.cost,
+                child.width,
+                alpha,
+                beta,
+                stop,
+            );
             if self.stopped {
                 return 0;
             }
@@ -230,7 +290,15 @@ impl<G: Game> Minimax<G> {
         let mut best: Option<(Move, i32)> = None;
         let mut values = Vec::with_capacity(root.len());
         for child in root.iter() {
-            let v = self.search(game, &child.state, depth - child.cost, alpha, beta, stop);
+            let v = self.search(
+                game,
+                &child.state,
+                depth - child.cost,
+                child.width,
+                alpha,
+                beta,
+                stop,
+            );
             if self.stopped {
                 return None;
             }
@@ -259,12 +327,14 @@ impl<G: Game> Minimax<G> {
 
     /// The fixed-depth alpha-beta value of `state` for player 0, in quarter
     /// seeds, with every enhancement on (the table is kept between calls).
+    /// `state` begins a turn: the free moves of the turn are all left.
     pub fn value(&mut self, game: &G, state: &G::State, depth: u32) -> i32 {
         self.stopped = false;
         self.search(
             game,
             state,
             depth,
+            1,
             i32::MIN,
             i32::MAX,
             &StopCondition::NEVER,
@@ -309,7 +379,7 @@ impl<G: Game> Agent<G> for Minimax<G> {
 
         // Shuffle first (seeded), then order stably: among equally good
         // moves the seed decides which one is played.
-        let mut root = self.ordered_children(game, state, NO_MOVE);
+        let mut root = self.ordered_children(game, state, 1, NO_MOVE);
         root.shuffle(&mut self.rng);
         root.sort_by_key(|c| std::cmp::Reverse(c.priority));
 

@@ -10,7 +10,10 @@
 //! move: no sign flips, so extra turns need no case), a finished game scores
 //! its exact margin times 4, a position at depth 0 scores `Eval::evaluate`,
 //! and depth counts turns: a move after which the same player is to move
-//! (Kalah's extra turn) uses no depth.
+//! (Kalah's extra turn) uses no depth while the turn so far has at most
+//! [`TURN_WIDTH`] move sequences (the product of the numbers of legal moves
+//! at its positions); past that such a move uses a depth and the count
+//! starts again (the search's bound on extra-turn chains).
 //!
 //! Each configuration also counts what the searched lines went through
 //! (extra turns, swaps, grand slams, ends of game by reason) and asserts that
@@ -22,8 +25,11 @@
 
 use std::collections::BTreeMap;
 
+use mancala_agents::minimax::TURN_WIDTH;
 use mancala_agents::{Agent, Budget, Eval, Minimax, MinimaxOptions};
-use mancala_core::{EndReason, Game, GameSpec, GrandSlam, KalahRules, Move, OwareRules, Player};
+use mancala_core::{
+    CongkakRules, EndReason, Game, GameSpec, GrandSlam, KalahRules, Move, OwareRules, Player,
+};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -38,6 +44,8 @@ const SCALE: i32 = 4;
 struct Seen {
     /// Moves after which the same player was to move again.
     extra_turns: u64,
+    /// Of those, the ones that used a depth: the turn was too wide.
+    beyond_free: u64,
     /// Nodes where the pie rule's swap was legal.
     swap_offered: u64,
     /// Ends of the game reached inside the search, by reason.
@@ -50,11 +58,13 @@ impl Seen {
     }
 }
 
-/// The fixed-depth minimax value of `state` for player 0, in quarter seeds.
+/// The fixed-depth minimax value of `state` for player 0, in quarter seeds,
+/// `state` being reached by `width` move sequences of the current turn.
 fn plain_minimax<G: Game>(
     game: &G,
     state: &G::State,
     depth: u32,
+    width: u32,
     eval: Eval,
     seen: &mut Seen,
 ) -> i32 {
@@ -71,17 +81,24 @@ fn plain_minimax<G: Game>(
     if legal.contains(Move::Swap) {
         seen.swap_offered += 1;
     }
+    let wider = width * legal.len() as u32;
     let values = legal.into_iter().map(|mv| {
         let mut next = state.clone();
         game.play_unchecked(&mut next, mv);
-        // Depth counts turns: a move that keeps the turn uses none.
-        let cost = if game.to_move(&next) == Some(mover) {
+        // Depth counts turns: a move that keeps the turn uses none while
+        // the turn is not too wide.
+        let (cost, next_width) = if game.to_move(&next) == Some(mover) {
             seen.extra_turns += 1;
-            0
+            if wider <= TURN_WIDTH {
+                (0, wider)
+            } else {
+                seen.beyond_free += 1;
+                (1, 1)
+            }
         } else {
-            1
+            (1, 1)
         };
-        plain_minimax(game, &next, depth - cost, eval, seen)
+        plain_minimax(game, &next, depth - cost, next_width, eval, seen)
     });
     if mover == Player::ZERO {
         values.max().unwrap()
@@ -162,7 +179,7 @@ fn compare<G: Game>(
         }
         let mut fresh = (i % 5 == 0).then(|| Minimax::<G>::new(options(0)));
         for depth in order {
-            let expected = plain_minimax(game, state, depth, eval, &mut seen);
+            let expected = plain_minimax(game, state, depth, 1, eval, &mut seen);
             let where_ = || {
                 format!(
                     "{label}, eval={eval}, position #{i} {} (to move {:?}), depth {depth}",
@@ -214,12 +231,26 @@ fn check_choices<G: Game>(label: &str, game: &G, positions: &[G::State], depth: 
         if game.legal_moves(state).len() < 2 {
             continue;
         }
-        let best = plain_minimax(game, state, depth, eval, &mut seen);
+        let best = plain_minimax(game, state, depth, 1, eval, &mut seen);
         let mv = agent.choose(game, state).expect("a move");
         let mut next = state.clone();
         game.try_play(&mut next, mv).expect("a legal move");
-        let cost = u32::from(game.to_move(&next) != Some(mover));
-        let got = plain_minimax(game, &next, depth - cost, eval, &mut seen);
+        // The root's moves are always free when they keep the turn: a turn
+        // of one position is never too wide.
+        let keeps_turn = game.to_move(&next) == Some(mover);
+        let width = if keeps_turn {
+            game.legal_moves(state).len() as u32
+        } else {
+            1
+        };
+        let got = plain_minimax(
+            game,
+            &next,
+            depth - u32::from(!keeps_turn),
+            width,
+            eval,
+            &mut seen,
+        );
         let where_ = format!("{label}, eval={eval}, position #{i} {}", game.setup(state));
         assert_eq!(
             got, best,
@@ -495,4 +526,46 @@ fn oware_small_boards_reach_every_kind_of_end() {
             "no end by {reason} inside the searched lines: {ends:?}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// Congkak
+
+fn congkak(spec: &str) -> CongkakRules {
+    match spec.parse::<GameSpec>() {
+        Ok(GameSpec::Congkak(rules)) => rules,
+        other => panic!("{spec} is not a Congkak spec: {other:?}"),
+    }
+}
+
+/// Congkak's relays end in the store so often that turns wider than
+/// `TURN_WIDTH` are common inside the search: the bound on free moves is
+/// exercised, and the search still returns the plain value.
+#[test]
+fn congkak_matches_plain_minimax_with_bounded_chains() {
+    let mut beyond = 0;
+    for (k, spec) in [
+        "congkak:pits=4,seeds=3",
+        "congkak:pits=4,seeds=3,empty_capture=true,game_end=immediate",
+        "congkak:pits=4,seeds=2,rounds=many,max_rounds=3",
+        "congkak",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let game = congkak(spec);
+        let (count, depths) = if spec == "congkak" {
+            (12, 1..=2)
+        } else {
+            (60, 1..=3)
+        };
+        let positions = random_positions(&game, 90 + k as u64, count, 0..20);
+        for eval in Eval::ALL {
+            let seen = compare(spec, &game, &positions, depths.clone(), eval);
+            assert!(seen.extra_turns > 100, "{spec}: {seen:?}");
+            beyond += seen.beyond_free;
+        }
+        check_choices(spec, &game, &positions, 2, Eval::Material);
+    }
+    assert!(beyond > 100, "moves past the free ones: {beyond}");
 }

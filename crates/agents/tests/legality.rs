@@ -206,6 +206,28 @@ fn agents_play_legal_moves_in_oware() {
     assert!(tally.asked.values().sum::<u64>() > 2000, "{tally:?}");
 }
 
+#[test]
+fn agents_play_legal_moves_in_congkak() {
+    let mut tally = Tally::default();
+    for (k, spec) in [
+        "congkak",
+        "congkak:empty_capture=true,game_end=immediate",
+        "congkak:pits=5,seeds=5",
+        "congkak:pits=4,seeds=3,rounds=many,max_rounds=4",
+        "congkak:pits=1,seeds=1,rounds=many",
+        "congkak:pits=9,seeds=3",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let GameSpec::Congkak(game) = spec.parse().unwrap() else {
+            panic!("{spec}");
+        };
+        play_all(&game, 3, 1300 + k as u64, 4, &mut tally);
+    }
+    assert!(tally.asked.values().sum::<u64>() > 1000, "{tally:?}");
+}
+
 /// Random positions (seeded random play), each asked of every spec with a
 /// fresh seed: no agent state carried from move to move.
 #[test]

@@ -33,6 +33,7 @@ fn mirrored(text: &str) -> String {
         stores: setup.stores.swapped(),
         to_move: setup.to_move.map(Player::opponent),
         swap_available: false,
+        ..Setup::default()
     }
     .to_string()
 }

@@ -211,6 +211,7 @@ pub fn run(args: &FairArgs) -> Result<()> {
                 stores: ByPlayer([c.cells[pits], c.cells[2 * pits + 1]]),
                 to_move: Some(Player::ZERO),
                 swap_available: rules.pie,
+                ..Setup::default()
             };
             match rules.from_setup(&s) {
                 Ok(state) if !rules.is_over(&state) => states.push((c, state, s.to_string())),

@@ -166,6 +166,13 @@ pub enum PositionError {
         /// Why not.
         why: String,
     },
+    /// Burnt holes or a round that the rules do not have, or that do not
+    /// fit them.
+    #[error("rounds: {why}")]
+    Rounds {
+        /// What does not fit.
+        why: String,
+    },
 }
 
 #[cfg(test)]

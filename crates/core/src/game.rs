@@ -16,7 +16,8 @@ use crate::{ByPlayer, IllegalMove, Move, MoveSet, Player, PositionError, Setup};
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum EndReason {
-    /// Kalah: a row is empty (or, with `game_end=delayed`, the mover's row).
+    /// Kalah and Congkak: a row is empty (or, with `game_end=delayed`, the
+    /// mover's row).
     EmptyRow,
     /// Oware: a player captured more than half the seeds, or both exactly half.
     Majority,
@@ -26,6 +27,11 @@ pub enum EndReason {
     NoLegalMove,
     /// Oware: the game reached `max_plies` moves.
     MaxPlies,
+    /// Multi-round Congkak: after a round, a player could not fill a single
+    /// hole for the next one.
+    Ruin,
+    /// Multi-round Congkak: the game played `max_rounds` rounds.
+    MaxRounds,
 }
 
 impl fmt::Display for EndReason {
@@ -36,6 +42,8 @@ impl fmt::Display for EndReason {
             EndReason::Repetition => "repetition",
             EndReason::NoLegalMove => "no_legal_move",
             EndReason::MaxPlies => "max_plies",
+            EndReason::Ruin => "ruin",
+            EndReason::MaxRounds => "max_rounds",
         })
     }
 }
@@ -86,7 +94,7 @@ pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// One position, with everything that decides the rest of the game.
     type State: Clone + fmt::Debug + PartialEq + Eq + Hash + Send + Sync;
 
-    /// The game's name as written in a game spec (`kalah`, `oware`).
+    /// The game's name as written in a game spec (`kalah`, `oware`, `congkak`).
     fn name(&self) -> &'static str;
 
     /// Pits in each row.
@@ -186,7 +194,8 @@ pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// `[own pits 0..pits, opponent pits 0..pits, own store, opponent store, extra]`,
     /// every seed count divided by the total seeds; `extra` is 1 when the
     /// mover may swap (Kalah with the pie rule) and, in Oware, the fraction of
-    /// `max_plies` already played.
+    /// `max_plies` already played. In multi-round Congkak a burnt hole is
+    /// written -1 and `extra` is the fraction of `max_rounds` already played.
     ///
     /// # Panics
     /// If `out` is shorter than [`Game::observation_len`].

@@ -4,12 +4,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{hash_bytes, nonzero_mask, write_observation};
 use crate::notation::check_common;
-use crate::spec::{check_board, write_spec, Spec};
+use crate::ring::{self, Cells, RING};
+use crate::size::{BoardSize, SIZE_KEYS};
+use crate::spec::{write_spec, Spec};
 use crate::{
     ByPlayer, EndReason, Game, Move, MoveSet, Outcome, Player, PositionError, Setup, SpecError,
-    MAX_PITS,
 };
 
 /// When a Kalah game ends.
@@ -38,8 +38,7 @@ pub enum Leftover {
 /// with the standard rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KalahRules {
-    pits: u8,
-    seeds: u8,
+    size: BoardSize,
     /// Capture a last seed in an own empty pit even when the opposite pit is empty.
     pub empty_capture: bool,
     /// When the game ends.
@@ -53,8 +52,7 @@ pub struct KalahRules {
 impl Default for KalahRules {
     fn default() -> KalahRules {
         KalahRules {
-            pits: 6,
-            seeds: 4,
+            size: DEFAULT_SIZE,
             empty_capture: false,
             game_end: GameEnd::Immediate,
             leftover: Leftover::Owner,
@@ -64,16 +62,16 @@ impl Default for KalahRules {
 }
 
 const KEYS: &[&str] = &[
-    "pits",
-    "seeds",
+    SIZE_KEYS[0],
+    SIZE_KEYS[1],
     "empty_capture",
     "game_end",
     "leftover",
     "pie",
 ];
 
-/// Cells of the ring `[P0 pits, store 0, P1 pits, store 1]` for the largest board.
-const RING: usize = 2 * MAX_PITS + 2;
+/// Kalah(6,4).
+const DEFAULT_SIZE: BoardSize = BoardSize::new_const(6, 4);
 const OVER: u8 = 2;
 const SWAP_BIT: u32 = 1 << 31;
 
@@ -84,33 +82,20 @@ impl KalahRules {
     /// [`SpecError`] when `pits` is not in `1..=15`, `seeds` is 0, or the
     /// board holds more than 255 seeds.
     pub fn new(pits: usize, seeds: usize) -> Result<KalahRules, SpecError> {
-        if !(1..=MAX_PITS).contains(&pits) {
-            return Err(crate::spec::bad_value(
-                "pits",
-                &pits.to_string(),
-                &format!("a whole number from 1 to {MAX_PITS}"),
-            ));
-        }
-        if seeds == 0 {
-            return Err(crate::spec::bad_value("seeds", "0", "at least 1"));
-        }
-        check_board("kalah", pits, seeds)?;
         Ok(KalahRules {
-            pits: pits as u8,
-            seeds: seeds as u8,
+            size: BoardSize::new("kalah", pits, seeds)?,
             ..KalahRules::default()
         })
     }
 
     /// Seeds in each pit at the start.
     pub fn seeds(&self) -> usize {
-        self.seeds as usize
+        self.size.seeds()
     }
 
     /// The seeds in `player`'s pits, in sowing order.
     pub fn row<'a>(&self, state: &'a KalahState, player: Player) -> &'a [u8] {
-        let s = self.row_start(player.index());
-        &state.cells[s..s + self.n()]
+        ring::row(&state.cells, self.n(), player.index())
     }
 
     /// Whether player 1 may still answer the opening turn with a swap.
@@ -132,15 +117,8 @@ impl KalahRules {
         stores: [u8; 2],
         mover: Player,
     ) -> KalahState {
-        let n = self.n();
-        let mut cells = [0u8; RING];
-        for p in 0..2 {
-            let s = self.row_start(p);
-            cells[s..s + n].copy_from_slice(rows[p]);
-            cells[s + n] = stores[p];
-        }
         let mut state = KalahState {
-            cells,
+            cells: ring::from_rows(rows, stores, self.n()),
             to_move: OVER,
             legal: 0,
             pie_pending: false,
@@ -155,11 +133,10 @@ impl KalahRules {
     /// [`SpecError`] naming the key and the accepted values.
     pub fn from_spec(spec: &Spec) -> Result<KalahRules, SpecError> {
         spec.check_keys(KEYS)?;
-        let pits = spec.get_int("pits", 1..=MAX_PITS as u64)?.unwrap_or(6) as usize;
-        let seeds = spec
-            .get_int("seeds", 1..=crate::MAX_SEEDS as u64)?
-            .unwrap_or(4) as usize;
-        let mut rules = KalahRules::new(pits, seeds)?;
+        let mut rules = KalahRules {
+            size: BoardSize::from_spec("kalah", spec, DEFAULT_SIZE)?,
+            ..KalahRules::default()
+        };
         if let Some(v) = spec.get_bool("empty_capture")? {
             rules.empty_capture = v;
         }
@@ -177,18 +154,18 @@ impl KalahRules {
 
     #[inline]
     fn n(&self) -> usize {
-        self.pits as usize
+        self.size.pits()
     }
 
     /// First cell of `p`'s row in the ring.
     #[inline]
     fn row_start(&self, p: usize) -> usize {
-        p * (self.n() + 1)
+        ring::row_start(self.n(), p)
     }
 
     #[inline(always)]
-    fn row_mask(&self, cells: &[u8; RING], p: usize) -> u32 {
-        nonzero_mask(cells, self.row_start(p), self.n())
+    fn row_mask(&self, cells: &Cells, p: usize) -> u32 {
+        ring::row_mask(cells, self.n(), p)
     }
 
     /// Sets the player to move after a turn, or ends the game.
@@ -212,15 +189,7 @@ impl KalahRules {
 
     /// Ends the game: leftover seeds go to their owners or are set aside.
     fn sweep(&self, state: &mut KalahState) {
-        let n = self.n();
-        for p in 0..2 {
-            let start = self.row_start(p);
-            let left: u8 = state.cells[start..start + n].iter().sum();
-            state.cells[start..start + n].fill(0);
-            if self.leftover == Leftover::Owner {
-                state.cells[start + n] += left;
-            }
-        }
+        ring::sweep(&mut state.cells, self.n(), self.leftover == Leftover::Owner);
         state.to_move = OVER;
         state.legal = 0;
         // A game can end during player 0's opening turn: no swap is pending
@@ -231,12 +200,8 @@ impl KalahRules {
 
 impl fmt::Display for KalahRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = KalahRules::default();
         let mut opts = Vec::new();
-        if self.pits != d.pits || self.seeds != d.seeds {
-            opts.push(format!("pits={}", self.pits));
-            opts.push(format!("seeds={}", self.seeds));
-        }
+        self.size.push_options(DEFAULT_SIZE, &mut opts);
         if self.empty_capture {
             opts.push("empty_capture=true".into());
         }
@@ -258,7 +223,7 @@ impl fmt::Display for KalahRules {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KalahState {
     /// The ring in sowing order: P0 pits, P0 store, P1 pits, P1 store.
-    cells: [u8; RING],
+    cells: Cells,
     /// 0 or 1, or `OVER`.
     to_move: u8,
     /// Legal moves of the player to move (a cache of the board, kept in step).
@@ -289,14 +254,14 @@ impl Game for KalahRules {
     }
 
     fn total_seeds(&self) -> usize {
-        2 * self.n() * self.seeds()
+        self.size.total()
     }
 
     fn start(&self) -> KalahState {
         let n = self.n();
         let mut cells = [0u8; RING];
-        cells[..n].fill(self.seeds);
-        cells[n + 1..2 * n + 1].fill(self.seeds);
+        cells[..n].fill(self.size.seeds_u8());
+        cells[n + 1..2 * n + 1].fill(self.size.seeds_u8());
         KalahState {
             cells,
             to_move: 0,
@@ -330,55 +295,9 @@ impl Game for KalahRules {
                 return;
             }
         };
-        let ring = 2 * n + 2;
         let base = self.row_start(p);
         let own_store = base + n;
-        let opp_store = self.row_start(p ^ 1) + n;
-        let start = base + pit;
-        let seeds = state.cells[start];
-        debug_assert!(seeds > 0, "sowing an empty pit");
-        state.cells[start] = 0;
-
-        // Whole laps (2n+1 places: all but the opponent's store) in one step.
-        let lap = (2 * n + 1) as u8;
-        let mut rest = seeds;
-        if seeds >= lap {
-            let laps = seeds / lap;
-            rest = seeds % lap;
-            for (k, c) in state.cells[..ring].iter_mut().enumerate() {
-                if k != opp_store {
-                    *c += laps;
-                }
-            }
-        }
-        // The rest go one each to the next `steps` cells of the ring, the
-        // opponent's store excepted; done over the whole array at once so
-        // that the compiler can vectorise it and no branch depends on the seeds.
-        let to_opp_store = if opp_store > start {
-            opp_store - start
-        } else {
-            opp_store + ring - start
-        };
-        let steps = rest as usize + usize::from(rest as usize >= to_opp_store);
-        let (start8, ring8, steps8, skip8) =
-            (start as u8, ring as u8, steps as u8, opp_store as u8);
-        for (k, c) in state.cells.iter_mut().enumerate() {
-            let k = k as u8;
-            let dist = if k > start8 {
-                k - start8
-            } else {
-                k.wrapping_add(ring8).wrapping_sub(start8)
-            };
-            *c += u8::from((dist <= steps8) & (k != skip8) & (k < ring8));
-        }
-        let mut pos = start + steps;
-        if pos >= ring {
-            pos -= ring;
-        }
-        // With whole laps and nothing left over, the last seed fell in the origin.
-        if steps == 0 {
-            pos = start;
-        }
+        let pos = ring::sow(&mut state.cells, n, base + pit, ring::store(n, p ^ 1));
 
         if p == 1 {
             state.pie_pending = false;
@@ -388,7 +307,7 @@ impl Game for KalahRules {
             return;
         }
         if pos >= base && pos < own_store && state.cells[pos] == 1 {
-            let opposite = 2 * n - pos;
+            let opposite = ring::opposite(n, pos);
             let captured = state.cells[opposite];
             if captured > 0 || self.empty_capture {
                 state.cells[own_store] += captured + 1;
@@ -408,28 +327,20 @@ impl Game for KalahRules {
 
     #[inline]
     fn scores(&self, state: &KalahState) -> ByPlayer<u8> {
-        let n = self.n();
-        ByPlayer([state.cells[n], state.cells[2 * n + 1]])
+        ring::stores(&state.cells, self.n())
     }
 
     fn row_seeds(&self, state: &KalahState) -> ByPlayer<u8> {
-        let n = self.n();
-        ByPlayer::new_with(|p| {
-            let s = self.row_start(p.index());
-            state.cells[s..s + n].iter().sum()
-        })
+        ring::row_sums(&state.cells, self.n())
     }
 
     fn setup(&self, state: &KalahState) -> Setup {
-        let n = self.n();
         Setup {
-            rows: ByPlayer::new_with(|p| {
-                let s = self.row_start(p.index());
-                state.cells[s..s + n].to_vec()
-            }),
+            rows: ring::setup_rows(&state.cells, self.n()),
             stores: self.scores(state),
             to_move: self.to_move(state),
             swap_available: state.pie_pending && state.to_move != OVER,
+            ..Setup::default()
         }
     }
 
@@ -448,14 +359,8 @@ impl Game for KalahRules {
                 why: "these rules have no pie rule (add pie=true)".into(),
             });
         }
-        let mut cells = [0u8; RING];
-        for p in Player::BOTH {
-            let s = self.row_start(p.index());
-            cells[s..s + n].copy_from_slice(&setup.rows[p]);
-            cells[s + n] = setup.stores[p];
-        }
         let mut state = KalahState {
-            cells,
+            cells: ring::from_setup(setup, n),
             to_move: OVER,
             legal: 0,
             pie_pending: setup.swap_available,
@@ -497,35 +402,24 @@ impl Game for KalahRules {
 
     #[inline]
     fn key(&self, state: &KalahState) -> u64 {
-        // The player to move and the swap flag are hashed as data: XORed into
-        // the seed they would cancel against the first pits' bytes.
-        let len = 2 * self.n() + 2;
-        let mut bytes = [0u8; RING + 2];
-        bytes[..len].copy_from_slice(&state.cells[..len]);
-        bytes[len] = state.to_move;
-        bytes[len + 1] = u8::from(state.pie_pending);
-        hash_bytes(&bytes[..len + 2], 0)
+        ring::key(
+            &state.cells,
+            self.n(),
+            &[state.to_move, u8::from(state.pie_pending)],
+        )
     }
 
     fn observe(&self, state: &KalahState, out: &mut [f32]) {
-        let n = self.n();
         let p = if state.to_move == OVER {
             0
         } else {
             state.to_move as usize
         };
-        let (own, opp) = (self.row_start(p), self.row_start(p ^ 1));
-        write_observation(
-            out,
-            &state.cells[own..own + n],
-            &state.cells[opp..opp + n],
-            [state.cells[own + n], state.cells[opp + n]],
-            if state.legal & SWAP_BIT != 0 {
-                1.0
-            } else {
-                0.0
-            },
-            self.total_seeds(),
-        );
+        let may_swap = if state.legal & SWAP_BIT != 0 {
+            1.0
+        } else {
+            0.0
+        };
+        ring::observe(&state.cells, self.n(), p, may_swap, self.total_seeds(), out);
     }
 }

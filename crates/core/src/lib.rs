@@ -1,4 +1,5 @@
-//! Rules of the mancala games: Kalah (with its variants) and Oware (Abapa).
+//! Rules of the mancala games: Kalah (with its variants), Oware (Abapa) and
+//! Congkak (relay sowing, single or multi-round).
 //!
 //! Every game implements the [`Game`] trait: a rules value (for example
 //! [`KalahRules`]) plays moves on a state (for example [`KalahState`]).
@@ -22,19 +23,23 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout)]
 
+mod congkak;
 mod error;
 mod game;
 mod kalah;
 pub mod notation;
 mod oware;
 mod perft;
+mod ring;
+mod size;
 pub mod spec;
 mod types;
 
+pub use congkak::{CongkakRules, CongkakState, Rounds, Sowing};
 pub use error::{IllegalMove, PositionError, SpecError};
 pub use game::{random_playout, EndReason, Game, Outcome};
 pub use kalah::{GameEnd, KalahRules, KalahState, Leftover};
-pub use notation::Setup;
+pub use notation::{Round, Setup};
 pub use oware::{GrandSlam, OwareRules, OwareState};
 pub use perft::perft;
 pub use spec::GameSpec;
@@ -63,6 +68,7 @@ macro_rules! with_game {
         match $spec {
             $crate::GameSpec::Kalah($game) => $body,
             $crate::GameSpec::Oware($game) => $body,
+            $crate::GameSpec::Congkak($game) => $body,
         }
     };
 }

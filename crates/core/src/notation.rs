@@ -12,6 +12,15 @@
 //! still to be offered to player 1 (`0s` during player 0's opening turn,
 //! `1s` when player 1 may swap now), or `-` when the game is over.
 //!
+//! Multi-round Congkak (`congkak:rounds=many`) adds two things, and only it
+//! writes them: a burnt hole is written `x` in its row, and a fifth field
+//! `rR,P` says that the game is in round `R` (from 1), which player `P`
+//! began:
+//!
+//! ```text
+//! x,x,7,7,7,7,7/7,7,7,7,7,7,7/3,11/1/r2,0
+//! ```
+//!
 //! Parsing gives a [`Setup`], which is not checked against any rules;
 //! [`crate::Game::from_setup`] turns it into a valid position or says why not
 //! (the shakmaty setup/position split).
@@ -20,10 +29,22 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::truncate_input;
-use crate::{ByPlayer, Player, PositionError};
+use crate::{ByPlayer, Player, PositionError, MAX_PITS};
+
+/// Where a multi-round game stands: the round being played and who began it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Round {
+    /// The round, from 1.
+    pub number: u16,
+    /// The player who moved first in this round.
+    pub first: Player,
+}
 
 /// Position data as written, not yet checked against any rules.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// `Setup::default()` is an empty board (no pits) with the game over:
+/// a base for struct updates.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Setup {
     /// Each player's pits in sowing order.
     pub rows: ByPlayer<Vec<u8>>,
@@ -34,6 +55,12 @@ pub struct Setup {
     /// Whether the pie rule's swap is still to be offered to player 1
     /// (on their first turn).
     pub swap_available: bool,
+    /// Each player's burnt holes (multi-round Congkak), bit `i` for their
+    /// pit `i`: out of play, and empty. Written `x` in the rows.
+    pub burnt: ByPlayer<u16>,
+    /// The round of a multi-round game (`None` for every other game).
+    /// Written as a fifth field `rR,P`.
+    pub round: Option<Round>,
 }
 
 impl Setup {
@@ -60,10 +87,18 @@ impl Setup {
     }
 }
 
-fn join(values: &[u8]) -> String {
+/// A row as written: seed counts, `x` for a burnt hole.
+fn join(values: &[u8], burnt: u16) -> String {
     values
         .iter()
-        .map(|v| v.to_string())
+        .enumerate()
+        .map(|(i, v)| {
+            if i < 16 && burnt & (1 << i) != 0 {
+                "x".to_string()
+            } else {
+                v.to_string()
+            }
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -78,12 +113,16 @@ impl fmt::Display for Setup {
         write!(
             f,
             "{}/{}/{},{}/{}",
-            join(&self.rows[Player::ZERO]),
-            join(&self.rows[Player::ONE]),
+            join(&self.rows[Player::ZERO], self.burnt[Player::ZERO]),
+            join(&self.rows[Player::ONE], self.burnt[Player::ONE]),
             self.stores[Player::ZERO],
             self.stores[Player::ONE],
             to_move
-        )
+        )?;
+        if let Some(round) = self.round {
+            write!(f, "/r{},{}", round.number, round.first)?;
+        }
+        Ok(())
     }
 }
 
@@ -96,28 +135,47 @@ impl FromStr for Setup {
             why,
         };
         let fields: Vec<&str> = text.trim().split('/').collect();
-        if fields.len() != 4 {
+        if !(4..=5).contains(&fields.len()) {
             return Err(syntax(format!(
-                "expected 4 fields separated by '/' (pits of player 0, pits of player 1, stores, to move), found {}",
+                "expected 4 fields separated by '/' (pits of player 0, pits of player 1, stores, to move) \
+                 and in multi-round Congkak a fifth (the round, e.g. r2,0), found {}",
                 fields.len()
             )));
         }
-        let numbers = |field: &str, what: &str| -> Result<Vec<u8>, PositionError> {
-            field
-                .split(',')
-                .map(|n| {
-                    n.trim().parse::<u8>().map_err(|_| {
-                        syntax(format!(
-                            "{what}: '{}' is not a seed count from 0 to 255",
-                            truncate_input(n.trim())
-                        ))
-                    })
-                })
-                .collect()
+        let count = |n: &str, what: &str| {
+            n.trim().parse::<u8>().map_err(|_| {
+                syntax(format!(
+                    "{what}: '{}' is not a seed count from 0 to 255",
+                    truncate_input(n.trim())
+                ))
+            })
         };
-        let row0 = numbers(fields[0], "player 0's pits")?;
-        let row1 = numbers(fields[1], "player 1's pits")?;
-        let stores = numbers(fields[2], "stores")?;
+        // A row: seed counts, or `x` for a burnt hole (which holds none).
+        let row = |field: &str, what: &str| -> Result<(Vec<u8>, u16), PositionError> {
+            let mut burnt = 0u16;
+            let mut seeds = Vec::new();
+            for (i, n) in field.split(',').enumerate() {
+                if n.trim().eq_ignore_ascii_case("x") {
+                    if i >= MAX_PITS {
+                        return Err(syntax(format!(
+                            "{what}: a burnt hole (x) at pit {}, but no board has more than {MAX_PITS} pits",
+                            i + 1
+                        )));
+                    }
+                    burnt |= 1 << i;
+                    seeds.push(0);
+                } else {
+                    seeds.push(count(n, what)?);
+                }
+            }
+            Ok((seeds, burnt))
+        };
+        let (row0, burnt0) = row(fields[0], "player 0's pits")?;
+        let (row1, burnt1) = row(fields[1], "player 1's pits")?;
+        let stores = fields[2]
+            .split(',')
+            .map(|n| count(n, "stores"))
+            .collect::<Result<Vec<u8>, _>>()?;
         if stores.len() != 2 {
             return Err(syntax(format!(
                 "stores: expected two numbers 'store0,store1', found {}",
@@ -137,17 +195,54 @@ impl FromStr for Setup {
                 )))
             }
         };
+        let round = match fields.get(4) {
+            None => None,
+            Some(field) => Some(parse_round(field.trim()).ok_or_else(|| {
+                syntax(format!(
+                    "round: '{}' is not rR,P (round R from 1, begun by player P, 0 or 1), e.g. r2,0",
+                    truncate_input(field.trim())
+                ))
+            })?),
+        };
         Ok(Setup {
             rows: ByPlayer([row0, row1]),
             stores: ByPlayer([stores[0], stores[1]]),
             to_move,
             swap_available,
+            burnt: ByPlayer([burnt0, burnt1]),
+            round,
         })
     }
 }
 
-/// Checks what every game needs of a setup: row lengths and the seed total.
+/// `rR,P`: round `R` (from 1), begun by player `P`.
+fn parse_round(text: &str) -> Option<Round> {
+    let rest = text.strip_prefix('r').or_else(|| text.strip_prefix('R'))?;
+    let (number, first) = rest.split_once(',')?;
+    let number = number.trim().parse::<u16>().ok().filter(|&r| r >= 1)?;
+    let first = match first.trim() {
+        "0" => Player::ZERO,
+        "1" => Player::ONE,
+        _ => return None,
+    };
+    Some(Round { number, first })
+}
+
+/// Checks what every single-round game needs of a setup: row lengths, the
+/// seed total, and no burnt holes or round.
 pub(crate) fn check_common(setup: &Setup, pits: usize, total: usize) -> Result<(), PositionError> {
+    if setup.burnt.0 != [0, 0] || setup.round.is_some() {
+        return Err(PositionError::Rounds {
+            why: "burnt holes (x) and the round field (rR,P) belong to multi-round play \
+                  (congkak:rounds=many)"
+                .into(),
+        });
+    }
+    check_shape(setup, pits, total)
+}
+
+/// Checks row lengths and the seed total.
+pub(crate) fn check_shape(setup: &Setup, pits: usize, total: usize) -> Result<(), PositionError> {
     for p in Player::BOTH {
         let found = setup.rows[p].len();
         if found != pits {
@@ -178,6 +273,8 @@ mod tests {
             "4,4,4,4,4,4/4,4,4,4,4,4/0,0/0",
             "0,5,5,5,5,4/4,4,4,4,4,4/1,0/1s",
             "0,0,0/1,2,0/9,6/-",
+            "x,x,7/7,7,7/0,0/1/r2,0",
+            "0,0,0/x,0,0/20,22/-/r17,1",
         ] {
             let setup: Setup = text.parse().unwrap();
             assert_eq!(setup.to_string(), text);
@@ -188,8 +285,23 @@ mod tests {
     fn notation_errors_are_precise() {
         let e = "4,4/4,4/0,0".parse::<Setup>().unwrap_err().to_string();
         assert!(e.contains("expected 4 fields"), "{e}");
-        let e = "4,x/4,4/0,0/0".parse::<Setup>().unwrap_err().to_string();
-        assert!(e.contains("player 0's pits: 'x'"), "{e}");
+        let e = "4,y/4,4/0,0/0".parse::<Setup>().unwrap_err().to_string();
+        assert!(e.contains("player 0's pits: 'y'"), "{e}");
+        // `x` is a burnt hole; stores have none.
+        let burnt: Setup = "4,X/4,4/0,0/0".parse().unwrap();
+        assert_eq!((burnt.rows[Player::ZERO][1], burnt.burnt.0), (0, [0b10, 0]));
+        let e = "4,4/4,4/x,0/0".parse::<Setup>().unwrap_err().to_string();
+        assert!(e.contains("stores: 'x'"), "{e}");
+        let e = "4,4/4,4/0,0/0/r0,1"
+            .parse::<Setup>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("round: 'r0,1' is not rR,P"), "{e}");
+        let e = "4,4/4,4/0,0/0/r2,0/1"
+            .parse::<Setup>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("expected 4 fields"), "{e}");
         let e = "4,4/4,4/0/0".parse::<Setup>().unwrap_err().to_string();
         assert!(e.contains("two numbers"), "{e}");
         let e = "4,4/4,4/0,0/2".parse::<Setup>().unwrap_err().to_string();

@@ -34,7 +34,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{hash_bytes, nonzero_mask, write_observation};
 use crate::notation::check_common;
-use crate::spec::{check_board, write_spec, Spec};
+use crate::size::{BoardSize, SIZE_KEYS};
+use crate::spec::{write_spec, Spec};
 use crate::{
     ByPlayer, EndReason, Game, Move, MoveSet, Outcome, Player, PositionError, Setup, SpecError,
     MAX_PITS,
@@ -58,8 +59,7 @@ pub enum GrandSlam {
 /// houses of 4 seeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OwareRules {
-    pits: u8,
-    seeds: u8,
+    size: BoardSize,
     /// What a grand slam does.
     pub grand_slam: GrandSlam,
     /// The game ends after this many moves.
@@ -69,15 +69,16 @@ pub struct OwareRules {
 impl Default for OwareRules {
     fn default() -> OwareRules {
         OwareRules {
-            pits: 6,
-            seeds: 4,
+            size: DEFAULT_SIZE,
             grand_slam: GrandSlam::NoCapture,
             max_plies: 1000,
         }
     }
 }
 
-const KEYS: &[&str] = &["pits", "seeds", "grand_slam", "max_plies"];
+const KEYS: &[&str] = &[SIZE_KEYS[0], SIZE_KEYS[1], "grand_slam", "max_plies"];
+/// Abapa's board: 6 houses of 4 seeds.
+const DEFAULT_SIZE: BoardSize = BoardSize::new_const(6, 4);
 const GRAND_SLAM_NAMES: &[&str] = &["no_capture", "illegal", "capture_all"];
 /// Room for two rows of `MAX_PITS` houses, rounded up to 32 bytes so that
 /// whole-board updates are two SIMD operations.
@@ -150,27 +151,15 @@ impl OwareRules {
     /// [`SpecError`] when `pits` is not in `1..=15`, `seeds` is 0, or the
     /// board holds more than 255 seeds.
     pub fn new(pits: usize, seeds: usize) -> Result<OwareRules, SpecError> {
-        if !(1..=MAX_PITS).contains(&pits) {
-            return Err(crate::spec::bad_value(
-                "pits",
-                &pits.to_string(),
-                &format!("a whole number from 1 to {MAX_PITS}"),
-            ));
-        }
-        if seeds == 0 {
-            return Err(crate::spec::bad_value("seeds", "0", "at least 1"));
-        }
-        check_board("oware", pits, seeds)?;
         Ok(OwareRules {
-            pits: pits as u8,
-            seeds: seeds as u8,
+            size: BoardSize::new("oware", pits, seeds)?,
             ..OwareRules::default()
         })
     }
 
     /// Seeds in each house at the start.
     pub fn seeds(&self) -> usize {
-        self.seeds as usize
+        self.size.seeds()
     }
 
     /// Reads the options of an `oware:...` spec.
@@ -179,11 +168,10 @@ impl OwareRules {
     /// [`SpecError`] naming the key and the accepted values.
     pub fn from_spec(spec: &Spec) -> Result<OwareRules, SpecError> {
         spec.check_keys(KEYS)?;
-        let pits = spec.get_int("pits", 1..=MAX_PITS as u64)?.unwrap_or(6) as usize;
-        let seeds = spec
-            .get_int("seeds", 1..=crate::MAX_SEEDS as u64)?
-            .unwrap_or(4) as usize;
-        let mut rules = OwareRules::new(pits, seeds)?;
+        let mut rules = OwareRules {
+            size: BoardSize::from_spec("oware", spec, DEFAULT_SIZE)?,
+            ..OwareRules::default()
+        };
         if let Some(i) = spec.get_choice("grand_slam", GRAND_SLAM_NAMES)? {
             rules.grand_slam = [
                 GrandSlam::NoCapture,
@@ -199,7 +187,7 @@ impl OwareRules {
 
     #[inline]
     fn n(&self) -> usize {
-        self.pits as usize
+        self.size.pits()
     }
 
     #[inline]
@@ -332,10 +320,7 @@ impl fmt::Display for OwareRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = OwareRules::default();
         let mut opts = Vec::new();
-        if self.pits != d.pits || self.seeds != d.seeds {
-            opts.push(format!("pits={}", self.pits));
-            opts.push(format!("seeds={}", self.seeds));
-        }
+        self.size.push_options(DEFAULT_SIZE, &mut opts);
         if self.grand_slam != d.grand_slam {
             opts.push(format!(
                 "grand_slam={}",
@@ -546,12 +531,12 @@ impl Game for OwareRules {
     }
 
     fn total_seeds(&self) -> usize {
-        2 * self.n() * self.seeds()
+        self.size.total()
     }
 
     fn start(&self) -> OwareState {
         let mut houses = [0u8; HOUSES];
-        houses[..2 * self.n()].fill(self.seeds);
+        houses[..2 * self.n()].fill(self.size.seeds_u8());
         OwareState {
             houses,
             scores: [0, 0],
@@ -661,6 +646,7 @@ impl Game for OwareRules {
             stores: self.scores(state),
             to_move: self.to_move(state),
             swap_available: false,
+            ..Setup::default()
         }
     }
 

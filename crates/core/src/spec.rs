@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{KalahRules, OwareRules, SpecError};
+use crate::{CongkakRules, KalahRules, OwareRules, SpecError};
 
 pub use crate::error::{truncate_input, ECHO_CHARS};
 
@@ -191,8 +191,8 @@ pub fn write_spec(f: &mut fmt::Formatter<'_>, name: &str, options: &[String]) ->
 }
 
 /// A game and its rules, as named by a game spec such as
-/// `kalah`, `kalah:pits=4,seeds=3`, `kalah:empty_capture=true,pie=true` or
-/// `oware:grand_slam=illegal`.
+/// `kalah`, `kalah:pits=4,seeds=3`, `kalah:empty_capture=true,pie=true`,
+/// `oware:grand_slam=illegal` or `congkak:rounds=many`.
 ///
 /// It displays in a canonical form that lists only the options that differ
 /// from the defaults, and parses back to an equal value.
@@ -202,10 +202,12 @@ pub enum GameSpec {
     Kalah(KalahRules),
     /// Oware (Abapa) with these rules.
     Oware(OwareRules),
+    /// Congkak with these rules.
+    Congkak(CongkakRules),
 }
 
 /// The game names a spec accepts.
-pub const GAME_NAMES: &[&str] = &["kalah", "oware"];
+pub const GAME_NAMES: &[&str] = &["kalah", "oware", "congkak"];
 
 impl FromStr for GameSpec {
     type Err = SpecError;
@@ -214,6 +216,9 @@ impl FromStr for GameSpec {
         match spec.name.as_str() {
             "kalah" => Ok(GameSpec::Kalah(KalahRules::from_spec(&spec)?)),
             "oware" | "abapa" => Ok(GameSpec::Oware(OwareRules::from_spec(&spec)?)),
+            "congkak" | "congklak" | "kongkak" => {
+                Ok(GameSpec::Congkak(CongkakRules::from_spec(&spec)?))
+            }
             _ => Err(SpecError::UnknownName {
                 kind: "game",
                 name: spec.name,
@@ -228,6 +233,7 @@ impl fmt::Display for GameSpec {
         match self {
             GameSpec::Kalah(r) => r.fmt(f),
             GameSpec::Oware(r) => r.fmt(f),
+            GameSpec::Congkak(r) => r.fmt(f),
         }
     }
 }
@@ -295,6 +301,10 @@ mod tests {
             "oware",
             "oware:grand_slam=illegal",
             "oware:pits=5,seeds=3,grand_slam=capture_all,max_plies=300",
+            "congkak",
+            "congkak:pits=5,seeds=5",
+            "congkak:rounds=many",
+            "congkak:pits=4,seeds=3,empty_capture=true,game_end=immediate,rounds=many,max_rounds=7",
         ] {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);

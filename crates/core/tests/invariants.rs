@@ -1,10 +1,11 @@
-//! Invariants over random games of every variant: Kalah and Oware with 1 to
-//! 8 pits, 1 to 10 seeds and every combination of options. Proptest draws
-//! the rules and a seed; the seed drives the random moves of the game.
+//! Invariants over random games of every variant: Kalah, Oware and Congkak
+//! (single and multi-round) with 1 to 8 pits, 1 to 10 seeds and every
+//! combination of options. Proptest draws the rules and a seed; the seed
+//! drives the random moves of the game.
 
 use std::collections::HashMap;
 
-use mancala_core::{ByPlayer, Game, GameSpec, KalahRules, Leftover, Move, Player, Setup};
+use mancala_core::{ByPlayer, Game, GameSpec, KalahRules, Leftover, Move, Player, Round, Setup};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -41,14 +42,34 @@ fn oware_spec() -> impl Strategy<Value = String> {
         })
 }
 
+fn congkak_spec() -> impl Strategy<Value = String> {
+    (
+        1usize..=8,
+        1usize..=10,
+        any::<bool>(),
+        prop_oneof![Just("immediate"), Just("delayed")],
+        prop_oneof![
+            Just(String::new()),
+            (1u32..=12).prop_map(|m| format!(",rounds=many,max_rounds={m}")),
+        ],
+    )
+        .prop_map(|(pits, seeds, empty_capture, end, rounds)| {
+            format!(
+                "congkak:pits={pits},seeds={seeds},empty_capture={empty_capture},\
+                 game_end={end}{rounds}"
+            )
+        })
+}
+
 fn any_spec() -> impl Strategy<Value = GameSpec> {
-    prop_oneof![kalah_spec(), oware_spec()].prop_map(|s| s.parse::<GameSpec>().unwrap())
+    prop_oneof![kalah_spec(), oware_spec(), congkak_spec()]
+        .prop_map(|s| s.parse::<GameSpec>().unwrap())
 }
 
 fn kalah_rules() -> impl Strategy<Value = KalahRules> {
     kalah_spec().prop_map(|s| match s.parse::<GameSpec>().unwrap() {
         GameSpec::Kalah(rules) => rules,
-        GameSpec::Oware(_) => unreachable!(),
+        _ => unreachable!(),
     })
 }
 
@@ -84,14 +105,19 @@ fn board_total(setup: &Setup) -> usize {
     setup.total_seeds()
 }
 
-/// The same position seen from the other side: rows and stores exchanged,
-/// the other player to move.
+/// The same position seen from the other side: rows, stores and burnt
+/// holes exchanged, the other player to move (and to have begun the round).
 fn mirror(setup: &Setup) -> Setup {
     Setup {
         rows: setup.rows.clone().swapped(),
         stores: setup.stores.swapped(),
         to_move: setup.to_move.map(Player::opponent),
         swap_available: false,
+        burnt: setup.burnt.swapped(),
+        round: setup.round.map(|r| Round {
+            first: r.first.opponent(),
+            ..r
+        }),
     }
 }
 
@@ -233,9 +259,17 @@ fn observation_is_well_formed<G: Game>(game: &G, seed: u64) {
         let me = game.to_move(state).unwrap_or(Player::ZERO);
         let them = me.opponent();
         let expect = |v: u8| f32::from(v) * scale;
+        // A burnt hole (multi-round Congkak) reads -1.
+        let hole = |p: Player, i: usize| {
+            if setup.burnt[p] >> i & 1 == 1 {
+                -1.0
+            } else {
+                expect(setup.rows[p][i])
+            }
+        };
         for i in 0..n {
-            assert!((out[i] - expect(setup.rows[me][i])).abs() < 1e-6);
-            assert!((out[n + i] - expect(setup.rows[them][i])).abs() < 1e-6);
+            assert!((out[i] - hole(me, i)).abs() < 1e-6);
+            assert!((out[n + i] - hole(them, i)).abs() < 1e-6);
         }
         assert!((out[2 * n] - expect(setup.stores[me])).abs() < 1e-6);
         assert!((out[2 * n + 1] - expect(setup.stores[them])).abs() < 1e-6);
@@ -262,6 +296,7 @@ proptest! {
         match spec {
             GameSpec::Kalah(g) => conserves_seeds(&g, g.leftover == Leftover::SetAside, seed),
             GameSpec::Oware(g) => conserves_seeds(&g, false, seed),
+            GameSpec::Congkak(g) => conserves_seeds(&g, false, seed),
         }
     }
 
@@ -270,6 +305,7 @@ proptest! {
         match spec {
             GameSpec::Kalah(g) => over_exactly_without_moves(&g, seed),
             GameSpec::Oware(g) => over_exactly_without_moves(&g, seed),
+            GameSpec::Congkak(g) => over_exactly_without_moves(&g, seed),
         }
     }
 
@@ -279,6 +315,7 @@ proptest! {
             GameSpec::Kalah(g) => round_trips(&g, true, seed),
             // An Oware state also holds its history, which a setup has not.
             GameSpec::Oware(g) => round_trips(&g, false, seed),
+            GameSpec::Congkak(g) => round_trips(&g, true, seed),
         }
     }
 
@@ -287,6 +324,7 @@ proptest! {
         match spec {
             GameSpec::Kalah(g) => keys_follow_positions(&g, true, seed),
             GameSpec::Oware(g) => keys_follow_positions(&g, false, seed),
+            GameSpec::Congkak(g) => keys_follow_positions(&g, true, seed),
         }
     }
 
@@ -295,6 +333,7 @@ proptest! {
         match spec {
             GameSpec::Kalah(g) => mirror_symmetric(&g, seed),
             GameSpec::Oware(g) => mirror_symmetric(&g, seed),
+            GameSpec::Congkak(g) => mirror_symmetric(&g, seed),
         }
     }
 
@@ -321,6 +360,7 @@ proptest! {
         match spec {
             GameSpec::Kalah(g) => observation_is_well_formed(&g, seed),
             GameSpec::Oware(g) => observation_is_well_formed(&g, seed),
+            GameSpec::Congkak(g) => observation_is_well_formed(&g, seed),
         }
     }
 
@@ -344,6 +384,22 @@ proptest! {
                 let out = g.outcome(&last).unwrap();
                 prop_assert_eq!(out.scores, scores_of(&g.setup(&last)));
             }
+            GameSpec::Congkak(g) => {
+                // Every move sows within the lap bound, and the game ends
+                // within its rounds.
+                let mut rng = SmallRng::seed_from_u64(seed);
+                let mut state = g.start();
+                let mut plies = 0;
+                while !g.is_over(&state) {
+                    let legal = g.legal_moves(&state);
+                    let bound = g.sowing_bound(&state);
+                    let sowing = g.play_measured(&mut state, legal.nth(rng.random_range(0..legal.len())));
+                    prop_assert!(sowing.sown <= bound, "{} > {}", sowing.sown, bound);
+                    plies += 1;
+                    prop_assert!(plies < KALAH_PLY_LIMIT);
+                }
+                prop_assert!(g.round(&state) <= g.max_rounds());
+            }
         }
     }
 }
@@ -358,6 +414,9 @@ fn random_playout_ends_every_variant() {
         "oware",
         "oware:pits=1,seeds=1",
         "oware:pits=15,seeds=8,grand_slam=illegal,max_plies=2000",
+        "congkak",
+        "congkak:pits=1,seeds=1,rounds=many",
+        "congkak:pits=15,seeds=8,game_end=immediate,empty_capture=true,rounds=many",
     ] {
         let spec: GameSpec = text.parse().unwrap();
         for _ in 0..50 {

@@ -730,7 +730,8 @@ fn kalah_position_errors() {
 fn notation_syntax_errors() {
     for (text, part) in [
         ("4,4,4/4,4,4/0,0", "expected 4 fields"),
-        ("4,4,x/4,4,4/0,0/0", "player 0's pits: 'x'"),
+        // (`x` is a burnt hole of multi-round Congkak, see tests/congkak.rs.)
+        ("4,4,y/4,4,4/0,0/0", "player 0's pits: 'y'"),
         ("4,4,4/4,4,256/0,0/0", "player 1's pits: '256'"),
         ("4,4,4/4,4,4/0,0,0/0", "two numbers"),
         ("4,4,4/4,4,4/0,0/2", "'2' is not 0, 1"),
@@ -747,6 +748,23 @@ fn notation_syntax_errors() {
             "{msg}"
         );
         assert!(msg.contains(part), "{text}: {msg}");
+    }
+}
+
+#[test]
+fn kalah_and_oware_have_no_burnt_holes_or_rounds() {
+    for game in [
+        GameSpec::Kalah(KalahRules::default()),
+        GameSpec::Oware(OwareRules::default()),
+    ] {
+        for text in [
+            "x,4,4,4,4,8/4,4,4,4,4,4/0,0/0",
+            "4,4,4,4,4,4/4,4,4,4,4,4/0,0/0/r1,0",
+        ] {
+            let e = mancala_core::with_game!(&game, g => position_error(g, text));
+            assert!(matches!(e, PositionError::Rounds { .. }), "{game}: {e:?}");
+            assert!(e.to_string().contains("congkak:rounds=many"), "{e}");
+        }
     }
 }
 

@@ -58,6 +58,8 @@ fn output_shapes_follow_the_rules() {
         "kalah:pits=8,seeds=5",
         "oware",
         "oware:pits=5,seeds=3",
+        "congkak",
+        "congkak:pits=5,seeds=5,rounds=many",
     ] {
         let spec: GameSpec = spec.parse().unwrap();
         mancala_core::with_game!(&spec, game => {
@@ -218,6 +220,51 @@ fn a_tiny_training_run_checkpoints_and_resumes() {
         .err()
         .expect("refused");
     assert!(matches!(e, NeuralError::Checkpoint { .. }), "{e}");
+}
+
+/// `game = "congkak"` trains like any other game: multi-round play on a
+/// small board, through every stage of a generation.
+#[test]
+fn a_tiny_congkak_training_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "name = \"tiny-congkak\"\ngame = \"congkak:pits=4,seeds=2,rounds=many,max_rounds=2\"\n";
+    let parsed = TrainConfig::parse(text, "t.toml").unwrap();
+    let config = TrainConfig {
+        game: parsed.game.clone(),
+        ..tiny_config(dir.path())
+    };
+    let spec: GameSpec = config.game.parse().unwrap();
+    let GameSpec::Congkak(game) = spec else {
+        panic!("{spec} is not Congkak");
+    };
+    let never = AtomicBool::new(false);
+    let mut trainer = Trainer::new(
+        &game,
+        &spec.to_string(),
+        config,
+        dir.path(),
+        Device::Cpu,
+        false,
+    )
+    .unwrap();
+    trainer.run(&never, &|_| {}).unwrap();
+    assert_eq!(trainer.generation(), 1);
+    let model = mancala_core::spec::Spec::parse(&format!(
+        "neural:model={},sims=4",
+        dir.path().join("best.ot").display()
+    ))
+    .unwrap();
+    let neural = NeuralSpec::from_spec(&model).unwrap();
+    neural.check(&game).unwrap();
+    // The trained network plays a whole multi-round game legally.
+    let mut agent = neural.build::<mancala_core::CongkakRules>();
+    agent.new_game(5);
+    let mut state = game.start();
+    while !game.is_over(&state) {
+        let mv = agent.choose(&game, &state).unwrap();
+        game.try_play(&mut state, mv).unwrap();
+    }
 }
 
 #[test]

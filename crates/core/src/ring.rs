@@ -1,0 +1,188 @@
+//! The ring of pits and stores that Kalah and Congkak sow around, and the
+//! sowing kernel they share.
+//!
+//! The ring holds, in sowing order, player 0's pits, player 0's store,
+//! player 1's pits and player 1's store, in a fixed array of [`RING`] bytes
+//! (32 for the largest board, two SIMD registers). With `n` pits a row,
+//! player `p`'s pits are `p * (n + 1) ..`, their store follows their last
+//! pit, and pit `k` of the ring faces pit `2n - k`.
+
+use crate::game::{hash_bytes, nonzero_mask, write_observation};
+use crate::{ByPlayer, Player, Setup, MAX_PITS};
+
+/// Cells of the ring for the largest board.
+pub(crate) const RING: usize = 2 * MAX_PITS + 2;
+
+/// A ring of pits and stores.
+pub(crate) type Cells = [u8; RING];
+
+/// First cell of player `p`'s row.
+#[inline(always)]
+pub(crate) fn row_start(n: usize, p: usize) -> usize {
+    p * (n + 1)
+}
+
+/// Player `p`'s store.
+#[inline(always)]
+pub(crate) fn store(n: usize, p: usize) -> usize {
+    row_start(n, p) + n
+}
+
+/// The pit facing pit `pos` (a pit, not a store).
+#[inline(always)]
+pub(crate) fn opposite(n: usize, pos: usize) -> usize {
+    2 * n - pos
+}
+
+/// The non-empty pits of player `p` as a bit set (bit `i`: their pit `i`).
+#[inline(always)]
+pub(crate) fn row_mask(cells: &Cells, n: usize, p: usize) -> u32 {
+    nonzero_mask(cells, row_start(n, p), n)
+}
+
+/// Player `p`'s pits, in sowing order.
+#[inline]
+pub(crate) fn row(cells: &Cells, n: usize, p: usize) -> &[u8] {
+    let s = row_start(n, p);
+    &cells[s..s + n]
+}
+
+/// The seeds in each player's pits.
+pub(crate) fn row_sums(cells: &Cells, n: usize) -> ByPlayer<u8> {
+    ByPlayer::new_with(|p| row(cells, n, p.index()).iter().sum())
+}
+
+/// The two stores.
+#[inline]
+pub(crate) fn stores(cells: &Cells, n: usize) -> ByPlayer<u8> {
+    ByPlayer([cells[store(n, 0)], cells[store(n, 1)]])
+}
+
+/// A ring holding these rows (of `n` pits each) and stores.
+pub(crate) fn from_rows(rows: [&[u8]; 2], stores: [u8; 2], n: usize) -> Cells {
+    let mut cells = [0u8; RING];
+    for p in 0..2 {
+        let s = row_start(n, p);
+        cells[s..s + n].copy_from_slice(rows[p]);
+        cells[s + n] = stores[p];
+    }
+    cells
+}
+
+/// A ring holding the rows and stores of `setup` (whose rows have `n` pits).
+pub(crate) fn from_setup(setup: &Setup, n: usize) -> Cells {
+    from_rows(
+        [&setup.rows[Player::ZERO], &setup.rows[Player::ONE]],
+        setup.stores.0,
+        n,
+    )
+}
+
+/// Each player's pits as a vector, for a [`Setup`].
+pub(crate) fn setup_rows(cells: &Cells, n: usize) -> ByPlayer<Vec<u8>> {
+    ByPlayer::new_with(|p| row(cells, n, p.index()).to_vec())
+}
+
+/// Empties both rows; with `to_owner`, each row's seeds go to its owner's
+/// store, otherwise they leave the board.
+#[inline]
+pub(crate) fn sweep(cells: &mut Cells, n: usize, to_owner: bool) {
+    for p in 0..2 {
+        let start = row_start(n, p);
+        let left: u8 = cells[start..start + n].iter().sum();
+        cells[start..start + n].fill(0);
+        if to_owner {
+            cells[start + n] += left;
+        }
+    }
+}
+
+/// A 64-bit key of the ring and up to eight more bytes of state (who is to
+/// move, flags), hashed as data after the ring: XORed into the seed they
+/// would cancel against the first pits' bytes.
+#[inline]
+pub(crate) fn key(cells: &Cells, n: usize, tail: &[u8]) -> u64 {
+    let len = 2 * n + 2;
+    let mut bytes = [0u8; RING + 8];
+    bytes[..len].copy_from_slice(&cells[..len]);
+    bytes[len..len + tail.len()].copy_from_slice(tail);
+    hash_bytes(&bytes[..len + tail.len()], 0)
+}
+
+/// Writes the network input of [`crate::Game::observe`] from `mover`'s side.
+pub(crate) fn observe(
+    cells: &Cells,
+    n: usize,
+    mover: usize,
+    extra: f32,
+    total: usize,
+    out: &mut [f32],
+) {
+    let (own, opp) = (row_start(n, mover), row_start(n, mover ^ 1));
+    write_observation(
+        out,
+        &cells[own..own + n],
+        &cells[opp..opp + n],
+        [cells[own + n], cells[opp + n]],
+        extra,
+        total,
+    );
+}
+
+/// Lifts every seed of cell `start` and sows them one per cell from the
+/// next one on, round the ring of `2n + 2` cells, passing over cell `skip`
+/// (the opponent's store); `start` itself receives seeds on every lap.
+/// Returns the cell of the last seed (`start` when whole laps used up the
+/// seeds exactly).
+///
+/// # Panics
+/// May panic, or sow nonsense, unless `start` holds seeds and `start` and
+/// `skip` are distinct cells of the ring.
+#[inline(always)]
+pub(crate) fn sow(cells: &mut Cells, n: usize, start: usize, skip: usize) -> usize {
+    let ring = 2 * n + 2;
+    let seeds = cells[start];
+    debug_assert!(seeds > 0, "sowing an empty pit");
+    cells[start] = 0;
+
+    // Whole laps (2n+1 places: all but the skipped cell) in one step.
+    let lap = (2 * n + 1) as u8;
+    let mut rest = seeds;
+    if seeds >= lap {
+        let laps = seeds / lap;
+        rest = seeds % lap;
+        for (k, c) in cells[..ring].iter_mut().enumerate() {
+            if k != skip {
+                *c += laps;
+            }
+        }
+    }
+    // The rest go one each to the next `steps` cells of the ring, the
+    // skipped cell excepted; done over the whole array at once so that the
+    // compiler can vectorise it and no branch depends on the seeds.
+    let to_skip = if skip > start {
+        skip - start
+    } else {
+        skip + ring - start
+    };
+    let steps = rest as usize + usize::from(rest as usize >= to_skip);
+    let (start8, ring8, steps8, skip8) = (start as u8, ring as u8, steps as u8, skip as u8);
+    for (k, c) in cells.iter_mut().enumerate() {
+        let k = k as u8;
+        let dist = if k > start8 {
+            k - start8
+        } else {
+            k.wrapping_add(ring8).wrapping_sub(start8)
+        };
+        *c += u8::from((dist <= steps8) & (k != skip8) & (k < ring8));
+    }
+    let mut pos = start + steps;
+    if pos >= ring {
+        pos -= ring;
+    }
+    // With whole laps and nothing left over, the last seed fell in the origin.
+    if steps == 0 {
+        pos = start;
+    }
+    pos
+}
