@@ -236,14 +236,6 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
                 "its store is on the left"
             }
         )?;
-        if self.game.name() == "congkak" {
-            writeln!(
-                self.out,
-                "Congkak: when your last seed lands in a hole that held seeds, you lift them all \
-                 and sow on (a relay), until a seed lands in your store (move again) or in an \
-                 empty hole (captures opposite if it is yours)."
-            )?;
-        }
         writeln!(
             self.out,
             "Type a pit number (1-{n}) to sow it, or hint, undo, help, quit.\n"
@@ -380,32 +372,26 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
             _ => None,
         };
         if let Some(round) = new_round {
-            // Multi-round Congkak: the round ended with this move.
-            let burnt = |p: Player| {
-                (0..self.pits())
-                    .filter(|&i| after.burnt[p] >> i & 1 == 1)
-                    .count()
+            // A multi-round game: the round ended with this move. What each
+            // player owns is on their side now, refilled holes and store.
+            let owned = |p: Player| {
+                usize::from(after.stores[p])
+                    + after.rows[p].iter().map(|&s| usize::from(s)).sum::<usize>()
             };
+            let burnt = |p: Player| after.burnt[p].count_ones();
+            let (p0, p1) = (Player::ZERO, Player::ONE);
             line.push_str(&format!(
                 ": the round is over, {} {} to {} {}. Round {} begins: the holes are refilled \
                  from the stores ({} burnt for {}, {} for {}) and {} moves first",
-                self.name(Player::ZERO),
-                after.stores[Player::ZERO] as usize
-                    + after.rows[Player::ZERO]
-                        .iter()
-                        .map(|&s| s as usize)
-                        .sum::<usize>(),
-                self.name(Player::ONE),
-                after.stores[Player::ONE] as usize
-                    + after.rows[Player::ONE]
-                        .iter()
-                        .map(|&s| s as usize)
-                        .sum::<usize>(),
+                self.name(p0),
+                owned(p0),
+                self.name(p1),
+                owned(p1),
                 round.number,
-                burnt(Player::ZERO),
-                self.name(Player::ZERO),
-                burnt(Player::ONE),
-                self.name(Player::ONE),
+                burnt(p0),
+                self.name(p0),
+                burnt(p1),
+                self.name(p1),
                 self.name(round.first),
             ));
         } else if mv == Move::Swap {
@@ -665,10 +651,6 @@ mod tests {
             Some("0,0,1/0,0,0/5,6/0"),
             Player::ZERO,
             "3\nq\n",
-        );
-        assert!(
-            text.contains("Congkak: when your last seed lands"),
-            "{text}"
         );
         assert!(
             text.contains("the round is over, player 0 (you) 6 to player 1 (minimax:depth=4) 6. Round 2 begins"),

@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mancala_core::{perft, random_playout, Game, KalahRules, OwareRules};
+use mancala_core::{perft, random_playout, CongkakRules, Game, KalahRules, OwareRules};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
@@ -24,6 +24,7 @@ fn playouts<G: Game>(c: &mut Criterion, name: &str, game: G) {
 fn random_games(c: &mut Criterion) {
     playouts(c, "kalah_6x4", KalahRules::default());
     playouts(c, "oware_6x4", OwareRules::default());
+    playouts(c, "congkak_7x7", CongkakRules::default());
 }
 
 fn perft_bench(c: &mut Criterion) {
@@ -40,6 +41,12 @@ fn perft_bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(27_332));
     group.bench_function("oware_6x4_depth6", |b| {
         b.iter(|| perft(&oware, black_box(&oware.start()), 6))
+    });
+    let congkak = CongkakRules::default();
+    assert_eq!(perft(&congkak, &congkak.start(), 6), 48_305);
+    group.throughput(Throughput::Elements(48_305));
+    group.bench_function("congkak_7x7_depth6", |b| {
+        b.iter(|| perft(&congkak, black_box(&congkak.start()), 6))
     });
     group.finish();
 }

@@ -966,27 +966,29 @@ fn random_position() -> impl Strategy<Value = (String, String)> {
             for _ in 0..total {
                 cells[live[rng.random_range(0..live.len())]] += 1;
             }
-            // The mover needs a seed: move one from a store, or a hole, into
-            // the mover's last hole (never burnt).
+            // The mover needs a seed (and with game_end=immediate, so does
+            // the opponent): move one into the row's last hole (never
+            // burnt) from a store if one has seeds, else from the fullest
+            // hole of the other row, which holds all the seeds then (at
+            // least two: the board has 2 x pits x seeds).
             let mover = rng.random_range(0..2usize);
             let row = |p: usize| p * (pits + 1);
-            let last = row(mover) + pits - 1;
-            let other_last = row(1 - mover) + pits - 1;
-            if cells[row(mover)..row(mover) + pits].iter().all(|&c| c == 0) {
-                let from = (0..cells.len()).find(|&k| cells[k] > 0).unwrap();
+            let stores = [pits, 2 * pits + 1];
+            let feed = |cells: &mut Vec<u8>, p: usize| {
+                if cells[row(p)..row(p) + pits].iter().any(|&c| c > 0) {
+                    return;
+                }
+                let other = row(1 - p);
+                let from = stores
+                    .into_iter()
+                    .find(|&k| cells[k] > 0)
+                    .unwrap_or_else(|| (other..other + pits).max_by_key(|&k| cells[k]).unwrap());
                 cells[from] -= 1;
-                cells[last] += 1;
-            }
-            if immediate
-                && cells[row(1 - mover)..row(1 - mover) + pits]
-                    .iter()
-                    .all(|&c| c == 0)
-            {
-                let from = (0..cells.len())
-                    .find(|&k| (cells[k] > 0 && k != last) || cells[k] > 1)
-                    .unwrap();
-                cells[from] -= 1;
-                cells[other_last] += 1;
+                cells[row(p) + pits - 1] += 1;
+            };
+            feed(&mut cells, mover);
+            if immediate {
+                feed(&mut cells, 1 - mover);
             }
             let show_row = |p: usize| {
                 (0..pits)

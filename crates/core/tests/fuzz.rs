@@ -37,6 +37,11 @@ fn token_text(tokens: &'static [&'static str], max: usize) -> impl Strategy<Valu
 const SPEC_TOKENS: &[&str] = &[
     "kalah",
     "oware",
+    "congkak",
+    "rounds",
+    "max_rounds",
+    "many",
+    "one",
     "abapa",
     "Kalah",
     "OWARE",
@@ -94,7 +99,11 @@ const SPEC_TOKENS: &[&str] = &[
 /// `name:key=value,...` built from real names, keys and values (mostly
 /// well-formed, so that many are accepted).
 fn structured_game_spec() -> impl Strategy<Value = String> {
-    let name = prop::sample::select(&["kalah", "oware", "abapa", "KALAH", "owari"][..]);
+    let name = prop::sample::select(
+        &[
+            "kalah", "oware", "abapa", "KALAH", "owari", "congkak", "Congklak",
+        ][..],
+    );
     let key = prop::sample::select(
         &[
             "pits",
@@ -105,6 +114,8 @@ fn structured_game_spec() -> impl Strategy<Value = String> {
             "pie",
             "grand_slam",
             "max_plies",
+            "rounds",
+            "max_rounds",
             "PITS",
         ][..],
     );
@@ -128,6 +139,8 @@ fn structured_game_spec() -> impl Strategy<Value = String> {
             "on",
             "delayed",
             "immediate",
+            "many",
+            "one",
             "set_aside",
             "owner",
             "illegal",
@@ -173,7 +186,7 @@ fn check_game_spec(text: &str) {
 
 const POSITION_TOKENS: &[&str] = &[
     "0", "1", "2", "3", "4", "5", "6", "9", "12", "48", "255", "256", "-1", "+3", ",", ",", ",",
-    "/", "/", "/", "s", "-", " ", "0s", "1s", "x", "é", "\t",
+    "/", "/", "/", "s", "-", " ", "0s", "1s", "x", "é", "\t", "r", "r1,0", "r2,1",
 ];
 
 /// Games the position parser is tried against: small boards (so that seed
@@ -189,6 +202,9 @@ fn games() -> Vec<GameSpec> {
         "oware:pits=2,seeds=2,grand_slam=illegal",
         "kalah:pits=15,seeds=8",
         "oware:pits=1,seeds=1",
+        "congkak:pits=3,seeds=1",
+        "congkak:pits=2,seeds=2,rounds=many",
+        "congkak:pits=3,seeds=1,rounds=many,max_rounds=3,game_end=immediate",
     ]
     .iter()
     .map(|s| s.parse().unwrap())
