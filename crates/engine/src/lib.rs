@@ -32,7 +32,7 @@ pub use client::{
 pub use process::{EngineId, EngineProcess, MAX_LINE_BYTES};
 pub use protocol::{Command, GoLimits, Reply};
 pub use server::{serve, AgentSource};
-pub use spec::{suggested_move_timeout, ENGINE_SPEC_NAME};
+pub use spec::ENGINE_SPEC_NAME;
 
 /// A line that does not follow the protocol.
 #[derive(Debug, Error, PartialEq, Eq)]

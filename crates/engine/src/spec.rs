@@ -2,7 +2,6 @@
 //! so that an engine can play wherever an agent spec is accepted.
 
 use std::fmt;
-use std::time::Duration;
 
 use mancala_agents::{format_duration, parse_duration};
 use mancala_core::spec::{bad_value, write_spec, Spec};
@@ -172,14 +171,10 @@ impl fmt::Display for EngineConfig {
     }
 }
 
-/// The margin a run's move timeout needs over `go movetime` for an engine
-/// to be judged by its own limit rather than the run's.
-pub fn suggested_move_timeout(movetime: Duration) -> Duration {
-    movetime + crate::client::movetime_margin(movetime)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn parse(text: &str) -> Result<EngineConfig, SpecError> {
