@@ -158,7 +158,7 @@ enum Command {
 /// Makes a closed standard output (`mancala ... | head`) end the program
 /// quietly, as it ends `cat` or `grep`, instead of with a panic: Rust
 /// ignores SIGPIPE, so printing to a closed pipe panics, and this crate
-/// forbids the unsafe code that would restore the signal.
+/// denies the unsafe code that would restore the signal.
 fn exit_quietly_on_broken_pipe() {
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

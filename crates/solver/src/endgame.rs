@@ -61,6 +61,16 @@ fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Room for `len` one-byte values, asked to be backed by huge pages.
+fn allocate_values<T>(len: usize) -> Result<Vec<T>, String> {
+    let mut values = Vec::new();
+    values
+        .try_reserve_exact(len)
+        .map_err(|_| format!("cannot allocate {len} bytes for the endgame database"))?;
+    crate::hugepages::advise(values.spare_capacity_mut());
+    Ok(values)
+}
+
 /// A built database.
 pub struct Endgame {
     rules: KalahRules,
@@ -118,7 +128,7 @@ impl Endgame {
         let t0 = Instant::now();
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let cells = 2 * rules.pits();
-        let mut db = Endgame::empty(rules, max_seeds)?;
+        let mut db = Endgame::empty(rules, max_seeds, true)?;
         for level in 0..=max_seeds {
             let (start, end) = (db.offset[level], db.offset[level + 1]);
             // Chunks of indices, each unranked once and then stepped.
@@ -140,8 +150,9 @@ impl Endgame {
         Ok(db)
     }
 
-    /// The database's tables with every value unknown.
-    fn empty(rules: &KalahRules, max_seeds: usize) -> Result<Endgame, String> {
+    /// The database's tables with every value unknown, or with no values
+    /// at all unless `allocate` (for a load, which reads them in).
+    fn empty(rules: &KalahRules, max_seeds: usize, allocate: bool) -> Result<Endgame, String> {
         let pits = rules.pits();
         let cells = 2 * pits;
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
@@ -165,10 +176,10 @@ impl Endgame {
         }
         offset.push(acc);
         let mut values = Vec::new();
-        values
-            .try_reserve_exact(total)
-            .map_err(|_| format!("cannot allocate {total} bytes for the endgame database"))?;
-        values.resize_with(total, || AtomicI8::new(UNKNOWN));
+        if allocate {
+            values = allocate_values(total)?;
+            values.resize_with(total, || AtomicI8::new(UNKNOWN));
+        }
         let mut without_pie = *rules;
         without_pie.pie = false;
         Ok(Endgame {
@@ -275,7 +286,7 @@ impl Endgame {
                 path.display()
             )
         };
-        let mut db = Endgame::empty(rules, max_seeds)?;
+        let mut db = Endgame::empty(rules, max_seeds, false)?;
         let mut file = std::io::BufReader::new(
             std::fs::File::open(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
@@ -290,7 +301,11 @@ impl Endgame {
                 header.trim_end()
             )));
         }
-        let mut bytes = vec![0u8; db.values.len()];
+        // Read straight into memory that becomes the values (collecting
+        // `u8`s into `AtomicI8`s reuses the allocation), huge pages and all.
+        let len = *db.offset.last().expect("a level at least") as usize;
+        let mut bytes: Vec<u8> = allocate_values(len)?;
+        bytes.resize(len, 0u8);
         file.read_exact(&mut bytes)
             .map_err(|_| bad("truncated: fewer values than the database holds"))?;
         let mut sum = [0u8; 8];
@@ -314,7 +329,7 @@ impl Endgame {
         format!(
             "mancala endgame database v1 {} positions={}\n",
             Endgame::fingerprint(&self.rules, self.max_seeds),
-            self.values.len()
+            self.len()
         )
     }
 
@@ -325,7 +340,7 @@ impl Endgame {
 
     /// Positions held.
     pub fn len(&self) -> usize {
-        self.values.len()
+        *self.offset.last().expect("a level at least") as usize
     }
 
     /// Whether it holds nothing (never: level 0 is always there).

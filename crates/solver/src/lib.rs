@@ -33,6 +33,7 @@
 
 pub mod agent;
 pub mod endgame;
+mod hugepages;
 pub mod oware;
 mod search;
 pub mod table;
@@ -49,7 +50,7 @@ use thiserror::Error;
 
 pub use agent::{Perfect, PerfectSpec};
 pub use endgame::Endgame;
-use search::{children, stores_margin, Search, Shared};
+use search::{children, stores_margin, Busy, Search, Shared};
 pub use table::Table;
 
 /// Errors of the solver.
@@ -272,6 +273,7 @@ impl Solver {
             table: &self.table,
             endgame: self.endgame.as_ref(),
             bits: self.bits,
+            busy: None,
         }
     }
 
@@ -385,7 +387,7 @@ impl Solver {
     /// margin before it not), found by `threads` threads.
     ///
     /// The position's own value comes first (on several threads, by
-    /// [`Solver::split_mtdf`]). With `every_move` the threads then share out
+    /// [`Solver::parallel_mtdf`]). With `every_move` the threads then share out
     /// the moves, every move's search starting from the position's value
     /// (the best move's value is that value; the others' first probe fails
     /// low at once on what the table learnt), which costs far less than one
@@ -401,7 +403,7 @@ impl Solver {
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
         let kids = children(rules, state, mover);
         let root = if threads > 1 {
-            self.split_mtdf(state, &kids, threads, stop)?
+            self.parallel_mtdf(state, threads, stop)?
         } else {
             self.to_come(state, stop)?
         };
@@ -561,98 +563,55 @@ impl Solver {
         Ok((stores_margin(rules, state, mover) + to_come, best))
     }
 
-    /// The value still to come for the mover of `state`, by MTD(f) with
-    /// each probe's moves (`kids`, from [`children`]) shared out among
-    /// `threads` threads: once one move refutes the probe's window the
-    /// others stop; when none does (the costliest probes, which prove an
-    /// upper bound) every move must be searched anyway, and the threads
-    /// split them.
-    fn split_mtdf(
+    /// The value still to come for the mover of `state` (not over), by
+    /// MTD(f) whose every null-window probe `threads` threads search
+    /// together, ABDADA-style (see [`search::Busy`]): all start at the root,
+    /// put off moves another thread is on, and share what they prove
+    /// through the table. The first thread to finish a probe ends it for
+    /// the others; a thread that cannot start just leaves the work to the
+    /// rest.
+    fn parallel_mtdf(
         &self,
         state: &KalahState,
-        kids: &[(Move, KalahState, i32, bool)],
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<i32, SolveError> {
         let rules = &self.rules;
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
         let reach = view::View::of(rules, state, mover).reach();
-        let shared = self.shared();
-        // The last bound each move gave: the most promising are tried first.
-        let mut last: Vec<i32> = kids
-            .iter()
-            .map(|k| if k.3 { k.2 } else { 1000 + k.2 })
-            .collect();
+        let busy = Busy::new();
+        let shared = Shared {
+            busy: Some(&busy),
+            ..self.shared()
+        };
         let (mut lower, mut upper) = (-reach, reach);
         let mut g = 0;
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
-            let mut order: Vec<usize> = (0..kids.len()).collect();
-            order.sort_by_key(|&i| std::cmp::Reverse(last[i]));
-            let next = AtomicUsize::new(0);
-            let cut = AtomicBool::new(false);
-            let found: Vec<OnceLock<i32>> = kids.iter().map(|_| OnceLock::new()).collect();
-            let work = || -> Result<(), SolveError> {
+            let done = AtomicBool::new(false);
+            let result = OnceLock::new();
+            let work = || {
                 let mut search = Search::new(&shared, stop);
-                search.abort = Some(&cut);
-                let result = loop {
-                    let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break Ok(());
-                    };
-                    let (_, child, gain, passes) = &kids[i];
-                    let v = match rules.to_move(child) {
-                        None => *gain,
-                        Some(_) if *passes => {
-                            gain - search.search(child, gain - beta, gain - beta + 1)
-                        }
-                        Some(_) => gain + search.search(child, beta - 1 - gain, beta - gain),
-                    };
-                    if search.stopped {
-                        break if cut.load(Ordering::Relaxed) {
-                            Ok(())
-                        } else {
-                            Err(SolveError::Stopped)
-                        };
-                    }
-                    let _ = found[i].set(v);
-                    if v >= beta {
-                        cut.store(true, Ordering::Relaxed);
-                        break Ok(());
-                    }
-                };
+                search.abort = Some(&done);
+                let v = search.search(state, beta - 1, beta);
+                if !search.stopped {
+                    let _ = result.set(v);
+                    done.store(true, Ordering::Relaxed);
+                }
                 self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
-                result
             };
             std::thread::scope(|scope| {
-                let helpers = (1..threads)
-                    .map(|_| std::thread::Builder::new().spawn_scoped(scope, work))
-                    .collect::<Result<Vec<_>, _>>();
-                let mine = match &helpers {
-                    Ok(_) => work(),
-                    Err(_) => {
-                        cut.store(true, Ordering::Relaxed);
-                        Ok(())
+                for _ in 1..threads {
+                    if std::thread::Builder::new()
+                        .spawn_scoped(scope, work)
+                        .is_err()
+                    {
+                        break;
                     }
-                };
-                let helpers = helpers
-                    .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))?;
-                for h in helpers {
-                    h.join().expect("a solver thread panicked")?;
                 }
-                mine
-            })?;
-            // Fail-soft: a cut's value is a lower bound; with no cut, every
-            // move was searched and the best is an upper bound.
-            g = found
-                .iter()
-                .filter_map(|v| v.get().copied())
-                .max()
-                .unwrap_or(lower);
-            for (i, v) in found.iter().enumerate() {
-                if let Some(&v) = v.get() {
-                    last[i] = v;
-                }
-            }
+                work();
+            });
+            g = *result.get().ok_or(SolveError::Stopped)?;
             if g < beta {
                 upper = g;
             } else {

@@ -6,13 +6,13 @@
 //! it puts in the stores at once (`gain`, captures and the final sweep
 //! included) plus the child's value, negated when the turn passes.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use mancala_agents::StopCondition;
 use mancala_core::{Game, KalahRules, KalahState, Move, Player};
 
 use crate::endgame::Endgame;
-use crate::table::{Table, NO_MOVE};
+use crate::table::{Key, Table, NO_MOVE};
 use crate::view::View;
 
 /// Nodes between two looks at the stop condition.
@@ -32,6 +32,61 @@ pub(crate) struct Shared<'a> {
     pub endgame: Option<&'a Endgame>,
     /// Bits per pit in table keys.
     pub bits: u32,
+    /// Positions other threads are searching, when several threads search
+    /// one tree together.
+    pub busy: Option<&'a Busy>,
+}
+
+/// Positions being searched right now, by any thread: the heart of
+/// ABDADA-style parallel search. Threads searching the same null-window
+/// probe all take a node's first move, but put off a later move that
+/// another thread is already searching and take the next one instead, so
+/// they split the tree below any node that needs more than one move, and
+/// what each finds reaches the others through the table.
+///
+/// A mark is a counter in a small hashed array: two positions sharing a
+/// counter only make a thread put a move off needlessly, never wrongly.
+pub(crate) struct Busy {
+    marks: Vec<AtomicU8>,
+}
+
+/// Counters in a [`Busy`]: far more than the big nodes in flight at once.
+const BUSY_SLOTS: usize = 1 << 16;
+
+impl Busy {
+    pub fn new() -> Busy {
+        Busy {
+            marks: (0..BUSY_SLOTS).map(|_| AtomicU8::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, key: &Key) -> &AtomicU8 {
+        let h = (key[0] ^ key[1].rotate_left(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        &self.marks[(h >> 48) as usize % BUSY_SLOTS]
+    }
+
+    #[inline]
+    fn is_busy(&self, key: &Key) -> bool {
+        self.slot(key).load(Ordering::Relaxed) > 0
+    }
+
+    /// Marks `key` as being searched until the mark is dropped.
+    #[inline]
+    fn mark(&self, key: &Key) -> BusyMark<'_> {
+        let slot = self.slot(key);
+        slot.fetch_add(1, Ordering::Relaxed);
+        BusyMark(slot)
+    }
+}
+
+/// A node's mark in [`Busy`], lifted however the node's search ends.
+struct BusyMark<'a>(&'a AtomicU8);
+
+impl Drop for BusyMark<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// One thread's search.
@@ -185,6 +240,7 @@ impl<'a> Search<'a> {
             next: Next::Over,
             priority: 0,
         }; MAX_CHILDREN];
+        let mut keys = [[0u64; 2]; MAX_CHILDREN];
         let mut count = 0;
         for mv in rules.legal_moves(state) {
             let (child, mut gain, mut next) = play(rules, state, mover, mv);
@@ -199,7 +255,11 @@ impl<'a> Search<'a> {
             // already refutes this node saves the search of the others.
             let known = match next {
                 Next::Over => Some((gain, gain)),
-                _ if etc => self.bounds(&child, next, gain),
+                _ if etc => {
+                    let mover = rules.to_move(&child).expect("the game goes on");
+                    keys[count] = View::of(rules, &child, mover).key(shared.bits);
+                    self.bounds(&keys[count], next, gain)
+                }
                 _ => None,
             };
             if let Some((lo, _)) = known {
@@ -244,7 +304,32 @@ impl<'a> Search<'a> {
         let (alpha0, beta0) = (alpha, beta);
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
-        for c in children.iter() {
+        // With other threads in the same tree, a big node tells them it is
+        // being searched, and its later moves that another thread is on
+        // are put off until the rest are done (see `Busy`).
+        let busy = shared.busy.filter(|_| etc);
+        let _mark = busy.map(|b| b.mark(&key));
+        // First every move in order, except the put-off ones; then those.
+        let mut put_off = [0u8; MAX_CHILDREN];
+        let mut put_off_count = 0;
+        let n = children.len();
+        let mut k = 0;
+        while k < n + put_off_count {
+            let i = if k < n {
+                k
+            } else {
+                usize::from(put_off[k - n])
+            };
+            k += 1;
+            let c = &children[i];
+            if let Some(b) = busy {
+                if k <= n && c.next != Next::Over && b.is_busy(&keys[usize::from(c.slot)])
+                {
+                    put_off[put_off_count] = i as u8;
+                    put_off_count += 1;
+                    continue;
+                }
+            }
             let v = match c.next {
                 Next::Over => c.gain,
                 Next::Same => {
@@ -304,15 +389,12 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// What the table knows of a move's value: its child's bounds shifted
-    /// by the gain (and negated when the turn passes).
+    /// What the table knows of a move's value: its child's bounds (the
+    /// child's key is `key`) shifted by the gain, negated when the turn
+    /// passes.
     #[inline]
-    fn bounds(&self, child: &KalahState, next: Next, gain: i32) -> Option<(i32, i32)> {
-        let shared = self.shared;
-        let rules = shared.rules;
-        let mover = rules.to_move(child)?;
-        let view = View::of(rules, child, mover);
-        let e = shared.table.probe(&view.key(shared.bits))?;
+    fn bounds(&self, key: &Key, next: Next, gain: i32) -> Option<(i32, i32)> {
+        let e = self.shared.table.probe(key)?;
         let (lo, hi) = (i32::from(e.lower), i32::from(e.upper));
         Some(match next {
             Next::Same => (gain + lo, gain + hi),
@@ -320,7 +402,7 @@ impl<'a> Search<'a> {
         })
     }
 
-    fn record(&self, key: &crate::table::Key, lo: i32, hi: i32, mv: Move, nodes_before: u64) {
+    fn record(&self, key: &Key, lo: i32, hi: i32, mv: Move, nodes_before: u64) {
         let work = 64 - (self.nodes - nodes_before).leading_zeros();
         let pits = self.shared.rules.pits();
         self.shared.table.store(

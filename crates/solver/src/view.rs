@@ -76,11 +76,12 @@ impl View {
     }
 
     /// The table key: the cells packed `bits` bits each when they fit in
-    /// 128 bits with the swap flag, else a 128-bit hash of them.
+    /// the 96 bits a table slot keeps (no swap pending), else a hash of
+    /// them, the swap and the margin.
     #[inline]
     pub fn key(&self, bits: u32) -> Key {
         let cells = self.board();
-        if self.swap == NO_SWAP && cells.len() as u32 * bits < 128 {
+        if self.swap == NO_SWAP && cells.len() as u32 * bits <= 96 {
             let mut packed: u128 = u128::from(self.swap);
             for &c in cells {
                 packed = packed << bits | u128::from(c);

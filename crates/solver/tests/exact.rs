@@ -251,3 +251,39 @@ fn every_thread_count_finds_the_same_values() {
         }
     }
 }
+
+#[test]
+fn threads_searching_one_tree_together_find_the_plain_values() {
+    // Boards big enough that the threads split nodes among themselves (the
+    // parallel search only marks nodes six seeds or more above the
+    // database), under every rule set, with a table small enough that
+    // entries are evicted while the threads work.
+    let mut checked = 0;
+    for rules in variants(4, 2) {
+        let options = SolverOptions {
+            table_mib: 1,
+            endgame_seeds: 2,
+            endgame_dir: None,
+        };
+        let solver = Solver::new(rules, &options).unwrap();
+        let mut memo = HashMap::new();
+        for (i, state) in positions(&rules, 6, 77).iter().enumerate() {
+            let stores = rules.scores(state);
+            let in_stores = usize::from(stores[Player::ZERO]) + usize::from(stores[Player::ONE]);
+            if rules.is_over(state) || in_stores + 8 > rules.total_seeds() {
+                continue;
+            }
+            let expected = plain(&rules, state, &mut memo);
+            let threads = 2 + i % 2;
+            let got = solver
+                .value_with_threads(state, threads, StopCondition::NEVER)
+                .unwrap();
+            assert_eq!(got, expected, "{rules} at {state:?} on {threads} threads");
+            if i % 3 == 0 {
+                solver.clear_table();
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} positions checked");
+}
