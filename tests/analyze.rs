@@ -275,6 +275,75 @@ fn oware_rows_have_the_oware_solvers_values_and_no_perfect() {
 }
 
 #[test]
+fn congkak_rows_have_the_congkak_solvers_values_and_perfect_play() {
+    // Single-round boards are solved and `perfect` plays them; a
+    // multi-round rule set in the same grid has no solver, and no perfect.
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("congkak");
+    let o = ok(&[
+        "analyze",
+        "first-move",
+        "--game",
+        "congkak",
+        "--pits",
+        "2..3",
+        "--seeds",
+        "1..2",
+        "--rules",
+        "standard,rounds=many",
+        "--agents",
+        "random",
+        "perfect",
+        "--games",
+        "4",
+        "--tt",
+        "16",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("Congkak exact values come from the Congkak solver"),
+        "{text}"
+    );
+    assert!(text.contains("perfect on congkak:rounds=many"), "{text}");
+    let rows = read_rows(&out.join("first_move.csv"));
+    // 4 single-round boards with both agents, 4 multi-round ones with random.
+    assert_eq!(rows.len(), 4 * 2 + 4);
+    for spec in [
+        "congkak:pits=2,seeds=1",
+        "congkak:pits=2,seeds=2",
+        "congkak:pits=3,seeds=1",
+        "congkak:pits=3,seeds=2",
+    ] {
+        let value = solve_value(spec, None);
+        let mine: Vec<&CsvRow> = rows.iter().filter(|r| r["spec"] == spec).collect();
+        assert_eq!(mine.len(), 2, "{spec}");
+        for r in mine {
+            assert_eq!(r["exact"], "solved", "{r:?}");
+            assert_eq!(r["exact_value"], value.to_string(), "{spec}");
+            assert!(!r["move_values"].is_empty() && !r["best_moves"].is_empty());
+            if r["agent"] == "perfect" {
+                // Perfect play against itself ends with exactly the value.
+                let margin: f64 = r["mean_margin"].parse().unwrap();
+                assert_eq!(margin, value as f64, "{r:?}");
+            }
+        }
+    }
+    for r in rows.iter().filter(|r| r["rules"] == "rounds=many") {
+        assert_eq!(r["agent"], "random");
+        assert_eq!(r["exact"], "unavailable", "{r:?}");
+        assert_eq!(r["exact_value"], "");
+    }
+    let exact = read_rows(&out.join("first_move_exact.csv"));
+    let many = exact
+        .iter()
+        .find(|e| e["spec"].contains("rounds=many"))
+        .unwrap();
+    assert!(many["note"].contains("single round"), "{many:?}");
+}
+
+#[test]
 fn bad_options_are_clear_errors() {
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("bad");
@@ -360,19 +429,43 @@ fn fair_starts_are_worth_zero_by_the_solver() {
             count as u64
         );
         assert_eq!(set["unsolved"], 0);
-        // Every candidate has a value; the fair ones are those worth 0.
-        let by_value: u64 = set["values"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p[1].as_u64().unwrap())
-            .sum();
-        assert_eq!(by_value, set["candidates"].as_u64().unwrap());
+        // Every candidate is fair or favours a player.
+        let sides = set["favours_first"].as_u64().unwrap()
+            + set["favours_second"].as_u64().unwrap()
+            + count as u64;
+        assert_eq!(sides, set["candidates"].as_u64().unwrap());
+        assert!(set.get("values").is_none(), "values only with --values");
         // A few of them, checked one by one with `mancala solve --position`.
         for f in [&fair[0], &fair[count / 2], &fair[count - 1]] {
             let position = f["position"].as_str().unwrap();
             assert_eq!(solve_value(game, Some(position)), 0, "{game} {position}");
         }
+    }
+    // With --values, every candidate's exact value, and the same verdicts.
+    let o = ok(&[
+        "analyze",
+        "fair",
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--tt",
+        "16",
+        "--values",
+        "--json",
+    ]);
+    let exact: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for (set, with_values) in sets.iter().zip(exact["rule_sets"].as_array().unwrap()) {
+        assert_eq!(set["fair"], with_values["fair"]);
+        let histogram = with_values["values"].as_array().unwrap();
+        let count = |keep: fn(i64) -> bool| -> u64 {
+            histogram
+                .iter()
+                .filter(|p| keep(p[0].as_i64().unwrap()))
+                .map(|p| p[1].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(count(|v| v > 0), set["favours_first"].as_u64().unwrap());
+        assert_eq!(count(|v| v < 0), set["favours_second"].as_u64().unwrap());
+        assert_eq!(count(|v| v == 0), set["fair_count"].as_u64().unwrap());
     }
     // One seed moved: every pit to every other place, 6 x 7 on this board.
     let o = ok(&[

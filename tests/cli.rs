@@ -1,4 +1,5 @@
-//! End-to-end tests of `replay`, `perft`, `show` and `bench`.
+//! End-to-end tests of `replay`, `perft`, `show`, `bench`, and `solve` on
+//! Congkak.
 
 use std::process::{Command, Output};
 
@@ -225,4 +226,139 @@ fn bench_prints_both_tables() {
         out.contains("kalah:pits=4,seeds=3") && out.contains("oware"),
         "{out}"
     );
+}
+
+/// Congkak's final margin for the mover of `state` with perfect play, by
+/// plain minimax over the engine: every line to the end, no table.
+fn congkak_minimax(rules: &mancala_core::CongkakRules, state: &mancala_core::CongkakState) -> i32 {
+    use mancala_core::Game;
+    let mover = rules.to_move(state).expect("a game not over");
+    rules
+        .legal_moves(state)
+        .into_iter()
+        .map(|mv| congkak_move_value(rules, state, mv, mover))
+        .max()
+        .expect("a game not over has moves")
+}
+
+/// The final margin for `mover` after `mv` in `state` and perfect play.
+fn congkak_move_value(
+    rules: &mancala_core::CongkakRules,
+    state: &mancala_core::CongkakState,
+    mv: mancala_core::Move,
+    mover: mancala_core::Player,
+) -> i32 {
+    use mancala_core::Game;
+    let mut child = *state;
+    rules.play_unchecked(&mut child, mv);
+    match rules.to_move(&child) {
+        None => rules.outcome(&child).unwrap().margin_for(mover),
+        Some(p) if p == mover => congkak_minimax(rules, &child),
+        Some(_) => -congkak_minimax(rules, &child),
+    }
+}
+
+#[test]
+fn solve_congkak_json_agrees_with_plain_minimax() {
+    use mancala_core::{Game, GameSpec, Move};
+    for (game, position) in [
+        ("congkak:pits=3,seeds=2", None),
+        ("congkak:pits=3,seeds=2,empty_capture=true", None),
+        ("congkak:pits=3,seeds=3,game_end=immediate", None),
+        ("congkak:pits=3,seeds=2", Some("0,3,1/2,0,2/3,1/1")),
+    ] {
+        let GameSpec::Congkak(rules) = game.parse::<GameSpec>().unwrap() else {
+            unreachable!()
+        };
+        let state = match position {
+            Some(p) => rules.parse_position(p).unwrap(),
+            None => rules.start(),
+        };
+        let mover = rules.to_move(&state).unwrap();
+        let mut results = Vec::new();
+        for threads in ["1", "2"] {
+            let mut args = vec![
+                "solve",
+                "--game",
+                game,
+                "--tt",
+                "16",
+                "--threads",
+                threads,
+                "--json",
+            ];
+            if let Some(p) = position {
+                args.extend(["--position", p]);
+            }
+            let o = mancala(&args);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let solution = v["solution"].clone();
+            let value = solution["value"].as_i64().unwrap() as i32;
+            assert_eq!(value, congkak_minimax(&rules, &state), "{game}");
+            assert_eq!(solution["mover"], mover.index());
+            for m in solution["moves"].as_array().unwrap() {
+                let mv: Move = m["mv"].as_str().unwrap().parse().unwrap();
+                assert_eq!(
+                    m["value"].as_i64().unwrap() as i32,
+                    congkak_move_value(&rules, &state, mv, mover),
+                    "{game} move {mv}"
+                );
+            }
+            // The principal variation ends the game with the value's margin.
+            let mut s = state;
+            for mv in solution["pv"].as_array().unwrap() {
+                let mv: Move = mv.as_str().unwrap().parse().unwrap();
+                rules.try_play(&mut s, mv).unwrap();
+            }
+            assert_eq!(rules.outcome(&s).unwrap().margin_for(mover), value);
+            results.push((
+                solution["value"].clone(),
+                solution["moves"].clone(),
+                solution["pv"].clone(),
+            ));
+        }
+        assert_eq!(results[0], results[1], "{game}: 1 and 2 threads");
+    }
+    // The text report has the same fields as Kalah's.
+    let o = mancala(&["solve", "--game", "congkak:pits=3,seeds=2", "--tt", "16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for field in [
+        "value: +",
+        "moves: 1:",
+        "principal variation:",
+        "cost:",
+        "table 16 MiB",
+    ] {
+        assert!(text.contains(field), "{field}: {text}");
+    }
+}
+
+#[test]
+fn solve_refuses_multi_round_congkak_saying_why() {
+    let o = mancala(&["solve", "--game", "congkak:pits=3,seeds=2,rounds=many"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("rounds=many") && err.contains("stores"),
+        "{err}"
+    );
+    let o = mancala(&[
+        "solve",
+        "--game",
+        "congkak:pits=3,seeds=2",
+        "--db-seeds",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--db-seeds"), "{}", stderr(&o));
+    let o = mancala(&[
+        "solve",
+        "--game",
+        "congkak:pits=3,seeds=2",
+        "--position",
+        "0,0,0/0,0,0/7,5/-",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

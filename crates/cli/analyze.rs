@@ -12,7 +12,6 @@
 //!
 //! See `docs/analysis.md`.
 
-use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::io::IsTerminal;
@@ -23,18 +22,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use mancala_agents::{
-    derive_seed, format_duration, parse_duration, Agent, AgentError, SearchInfo, StopCondition,
-};
+use mancala_agents::{derive_seed, format_duration, parse_duration, StopCondition};
 use mancala_arena::stats::json_float::to_value;
 use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
 use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
 use mancala_core::spec::Spec;
-use mancala_core::{with_game, Game, GameSpec, KalahRules, KalahState, Move, OwareRules};
+use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
+use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
 use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions};
-use mancala_solver::{PerfectSpec, Solution, SolveError, Solver, SolverOptions};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -89,8 +85,9 @@ const MAX_BOARDS: usize = 10_000;
 /// Arguments of `mancala analyze first-move`.
 #[derive(Args, Debug)]
 pub struct FirstMoveArgs {
-    /// Game: kalah or oware, optionally with options kept on every board
-    /// (kalah:leftover=set_aside); pits and seeds come from --pits/--seeds.
+    /// Game: kalah, oware or congkak, optionally with options kept on every
+    /// board (kalah:leftover=set_aside); pits and seeds come from
+    /// --pits/--seeds.
     #[arg(long, short, default_value = "kalah")]
     game: String,
     /// Pits per row: a number, a range with both ends included (3..6) or a
@@ -547,25 +544,63 @@ fn open_output(out: &Path, options: &Value) -> Result<(Vec<Row>, Vec<Exact>)> {
     Ok((rows, exact))
 }
 
+/// The solver that solved a board, its table warm: `perfect` plays from it.
+enum BoardSolver {
+    Kalah(Arc<Solver>),
+    Congkak(Arc<CongkakSolver>),
+}
+
 /// The exact value of a board's start, for the games a solver knows, and
-/// the solver that found it (its table is warm: `perfect` plays from it).
+/// the solver that found it, if `perfect` can play from it.
 fn exact_value(
     board: &Board,
     budget: Option<Duration>,
     args: &FirstMoveArgs,
     threads: usize,
-) -> Result<(Exact, Option<Arc<Solver>>)> {
+) -> Result<(Exact, Option<BoardSolver>)> {
     let key = &board.key;
     let Some(budget) = budget else {
         return Ok((Exact::none(key, "skipped", "--budget 0: not solved"), None));
     };
     match &board.spec {
-        GameSpec::Kalah(rules) => solve_kalah(key, rules, budget, args, threads),
+        GameSpec::Kalah(rules) => Ok(solve_kalah(key, rules, budget, args, threads)?),
         GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads)?, None)),
-        GameSpec::Congkak(_) => Ok((
-            Exact::none(key, "unavailable", "no solver plays Congkak"),
-            None,
+        GameSpec::Congkak(rules) => solve_congkak(key, rules, budget, args.tt, threads),
+    }
+}
+
+/// The exact value of a single-round Congkak board (see
+/// docs/congkak-solver.md); multi-round play has no solver and is
+/// `unavailable`, with the solver's reason as the note.
+fn solve_congkak(
+    key: &str,
+    rules: &CongkakRules,
+    budget: Duration,
+    tt: u64,
+    threads: usize,
+) -> Result<(Exact, Option<BoardSolver>)> {
+    let solver = match CongkakSolver::new(*rules, tt as usize) {
+        Ok(s) => s,
+        Err(e @ CongkakSolveError::MultiRound { .. }) => {
+            return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
+        }
+        Err(e) => return Err(bad_input(format!("{e} (try a smaller --tt)"))),
+    };
+    let stop = crate::stop_flag();
+    let until = StopCondition {
+        deadline: Instant::now().checked_add(budget),
+        cancel: Some(stop),
+    };
+    match solver.solve_until(&rules.start(), threads, until) {
+        Ok(s) => Ok((
+            Exact::solved(key, &s),
+            Some(BoardSolver::Congkak(Arc::new(solver))),
         )),
+        Err(CongkakSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
+            Err(anyhow::Error::new(Interrupted))
+        }
+        Err(CongkakSolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -603,7 +638,7 @@ fn solve_kalah(
     budget: Duration,
     args: &FirstMoveArgs,
     threads: usize,
-) -> Result<(Exact, Option<Arc<Solver>>)> {
+) -> Result<(Exact, Option<BoardSolver>)> {
     let options = solver_options(rules, args.tt, args.db_seeds)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -619,7 +654,10 @@ fn solve_kalah(
     };
     let start = rules.start();
     match solver.solve_until(&start, threads, until) {
-        Ok(s) => Ok((Exact::solved(key, &s), Some(Arc::new(solver)))),
+        Ok(s) => Ok((
+            Exact::solved(key, &s),
+            Some(BoardSolver::Kalah(Arc::new(solver))),
+        )),
         Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => {
             Err(anyhow::Error::new(Interrupted))
         }
@@ -639,73 +677,16 @@ fn stable_hash(text: &str) -> u64 {
     h
 }
 
-/// `perfect` on a board this run has solved: a move of the best value by
-/// the board's own solver, ties broken by the game's seed exactly as the
-/// solver crate's `perfect` agent does. The solver crate's agent keeps one
-/// solver (and its table) per rule set for the whole process, which over a
-/// grid of boards would hold every board's table at once; this one shares
-/// the table that just solved the start, and it goes when the board is done.
-struct BoardPerfect {
-    solver: Arc<Solver>,
-    rng: SmallRng,
-    info: SearchInfo,
-}
-
-impl<G: Game> Agent<G> for BoardPerfect {
-    fn name(&self) -> String {
-        "perfect".into()
-    }
-
-    fn new_game(&mut self, seed: u64) {
-        self.rng = SmallRng::seed_from_u64(seed);
-    }
-
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
-        self.choose_until(game, state, StopCondition::NEVER)
-    }
-
-    fn choose_until(
-        &mut self,
-        game: &G,
-        state: &G::State,
-        stop: StopCondition<'_>,
-    ) -> Result<Move, AgentError> {
-        let t0 = Instant::now();
-        let Some(kalah) = (state as &dyn Any).downcast_ref::<KalahState>() else {
-            return Err(AgentError::Failed(format!(
-                "perfect play is available for Kalah only, not {}",
-                game.name()
-            )));
-        };
-        // Which moves keep the value: one null-window search each, far
-        // cheaper than every move's exact value.
-        let (best, top) = self
-            .solver
-            .best_moves(kalah, 1, stop)
-            .map_err(|e| match e {
-                SolveError::Stopped => AgentError::Stopped,
-                SolveError::GameOver => AgentError::GameOver,
-                e => AgentError::Failed(e.to_string()),
-            })?;
-        self.info = SearchInfo {
-            value: Some(f64::from(best)),
-            elapsed: t0.elapsed(),
-            ..SearchInfo::default()
-        };
-        Ok(top[self.rng.random_range(0..top.len())])
-    }
-
-    fn info(&self) -> SearchInfo {
-        self.info
-    }
-}
-
 /// Who plays both seats of a cell.
 enum CellAgent<'a> {
     /// Built from its spec.
     Spec(&'a AnyAgentSpec),
-    /// `perfect`, from the board's solver.
-    Solved(Arc<Solver>),
+    /// Plain `perfect`, from the board's own solver. The solver crate's
+    /// agent would keep one solver (and its table) per rule set for the
+    /// whole process, which over a grid of boards would hold every board's
+    /// table at once; this one shares the table that just solved the start,
+    /// and it goes when the board is done.
+    Solved(&'a BoardSolver),
 }
 
 /// One board x rules x agent cell to play.
@@ -742,11 +723,12 @@ fn play_cell<G: Game>(
         specs: vec![name.to_string()],
         factory: Box::new(|_| match agent {
             CellAgent::Spec(a) => a.build(game),
-            CellAgent::Solved(solver) => Box::new(BoardPerfect {
-                solver: Arc::clone(solver),
-                rng: SmallRng::seed_from_u64(0),
-                info: SearchInfo::default(),
-            }),
+            CellAgent::Solved(BoardSolver::Kalah(s)) => {
+                Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
+            }
+            CellAgent::Solved(BoardSolver::Congkak(s)) => {
+                Box::new(Perfect::<G>::from_congkak_solver(Arc::clone(s)))
+            }
         }),
     };
     let planned = schedule(&[[0, 0]], games as u32, 1);
@@ -863,13 +845,15 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
         agents.push(a);
     }
     let names: Vec<String> = agents.iter().map(ToString::to_string).collect();
-    // Plain `perfect` plays from the board's own solver (see BoardPerfect).
+    // Plain `perfect` plays from the board's own solver (see CellAgent).
     let board_perfect: Vec<bool> = agents
         .iter()
         .map(|a| matches!(a, AnyAgentSpec::Perfect(p) if *p == PerfectSpec::default()))
         .collect();
-    // Which agents can play which game: `perfect` knows Kalah only.
-    let mut playable: HashMap<(usize, &'static str), bool> = HashMap::new();
+    // Which agents can play which board: `perfect` knows Kalah and
+    // single-round Congkak only (boards, not games: a grid of Congkak may
+    // hold both single and multi-round rule sets).
+    let mut playable: HashMap<(usize, &str), bool> = HashMap::new();
     let mut unplayable = BTreeSet::new();
     for b in &boards {
         for (i, a) in agents.iter().enumerate() {
@@ -879,9 +863,9 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
                 Err(e) => return Err(bad_input(format!("--agents '{a}': {e}"))),
             });
             if !ok {
-                unplayable.insert(format!("{} on {}", names[i], game_kind(&b.spec)));
+                unplayable.insert(format!("{} on {}", names[i], game_label(&b.spec)));
             }
-            playable.insert((i, game_kind(&b.spec)), ok);
+            playable.insert((i, b.key.as_str()), ok);
         }
     }
     let options = options_record(&game_name, args, &boards, &rule_sets, &names);
@@ -917,7 +901,7 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
         .iter()
         .map(|b| {
             let left = (0..agents.len())
-                .filter(|&i| playable[&(i, game_kind(&b.spec))])
+                .filter(|&i| playable[&(i, b.key.as_str())])
                 .filter(|&i| !done.contains(&(b.key.clone(), names[i].clone())))
                 .collect();
             (b, left)
@@ -965,7 +949,7 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
                     solver = exact_value(b, budget, args, threads)?.1;
                 }
                 match &solver {
-                    Some(s) => CellAgent::Solved(Arc::clone(s)),
+                    Some(s) => CellAgent::Solved(s),
                     None => {
                         skipped_perfect.push(b.key.clone());
                         position += args.games;
@@ -1047,7 +1031,8 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
     }
     if !unplayable.is_empty() {
         println!(
-            "\nLeft out: {} (perfect play needs the solver, which plays Kalah only).",
+            "\nLeft out: {} (perfect play needs a solver: Kalah and single-round Congkak \
+             only).",
             unplayable.into_iter().collect::<Vec<_>>().join(", ")
         );
     }
@@ -1055,6 +1040,15 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
         println!(
             "\nOware exact values come from the Oware solver, which takes small boards only \
              (docs/oware-solver.md); larger boards have exact = unavailable."
+        );
+    }
+    if boards
+        .iter()
+        .any(|b| matches!(b.spec, GameSpec::Congkak(_)))
+    {
+        println!(
+            "\nCongkak exact values come from the Congkak solver, which plays a single round \
+             only (docs/congkak-solver.md); rounds=many boards have exact = unavailable."
         );
     }
     eprintln!("results in {}", args.out.display());
@@ -1065,10 +1059,12 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
     Ok(())
 }
 
-fn game_kind(spec: &GameSpec) -> &'static str {
+/// The game of a board, as the note on agents left out names it.
+fn game_label(spec: &GameSpec) -> &'static str {
     match spec {
         GameSpec::Kalah(_) => "kalah",
         GameSpec::Oware(_) => "oware",
+        GameSpec::Congkak(r) if r.rounds == mancala_core::Rounds::Many => "congkak:rounds=many",
         GameSpec::Congkak(_) => "congkak",
     }
 }

@@ -1,4 +1,5 @@
-//! `mancala`: tournaments, search agents and analysis for Kalah and Oware.
+//! `mancala`: tournaments, search agents and analysis for Kalah, Oware and
+//! Congkak.
 //!
 //! This file only parses arguments and dispatches to one module per
 //! subcommand; the work itself lives in the library crates.
@@ -107,8 +108,9 @@ pub fn stop_flag() -> &'static AtomicBool {
 #[command(
     name = "mancala",
     version,
-    about = "Bot tournaments, search agents and first-move analysis for Kalah and Oware",
-    long_about = "Bot tournaments, search agents and first-move analysis for Kalah and Oware.\n\n\
+    about = "Bot tournaments, search agents and first-move analysis for Kalah, Oware and Congkak",
+    long_about = "Bot tournaments, search agents and first-move analysis for Kalah, Oware and \
+        Congkak.\n\n\
         Games are chosen with a game spec: kalah, kalah:pits=4,seeds=3, \
         kalah:empty_capture=true,pie=true, oware:grand_slam=illegal, ..."
 )]
@@ -143,9 +145,9 @@ enum Command {
     /// Serve an agent over the engine protocol on stdin/stdout
     /// (docs/engine-protocol.md), for other people's tools.
     Engine(engine_cmd::EngineArgs),
-    /// Solve a position of Kalah (or of a small Oware board): its exact
-    /// value, every move's value and a principal variation; `--bench`
-    /// times whole games.
+    /// Solve a position of Kalah, single-round Congkak or a small Oware
+    /// board: its exact value, every move's value and a principal
+    /// variation; `--bench` times whole Kalah games.
     Solve(solve_cmd::SolveArgs),
     /// First-move advantage: exact values and self-play over a grid of
     /// boards, rules and agent strengths; fair starting positions.

@@ -98,7 +98,14 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
         if let Some(note) = crate::solve_cmd::database_note(&rules, &options) {
             eprintln!("{rules}: {note}");
         }
-        let solver = kalah_solver(rules, &options, threads)?;
+        let mut solver = kalah_solver(rules, &options, threads)?;
+        // A (6,5) solve takes many minutes: show the value closing in.
+        solver.on_probe(move |p| {
+            eprintln!(
+                "{rules}: value in {:+}..={:+} after {:.1} s, {} nodes",
+                p.lower, p.upper, p.seconds, p.nodes
+            )
+        });
         let start = rules.start();
         let t0 = Instant::now();
         let value = solver

@@ -3,7 +3,8 @@
 
 use anyhow::Result;
 use clap::Args;
-use mancala_core::{Game, GameSpec, KalahRules, OwareRules};
+use mancala_core::{CongkakRules, Game, GameSpec, KalahRules, OwareRules};
+use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
 use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions, ENTRY_BYTES};
 use mancala_solver::{Solution, SolveError, Solver, SolverOptions, DEFAULT_TABLE_MIB};
 use serde_json::json;
@@ -142,11 +143,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let rules = match args.game.spec()? {
         GameSpec::Kalah(rules) => rules,
         GameSpec::Oware(rules) => return run_oware(args, rules),
-        GameSpec::Congkak(rules) => {
-            return Err(bad_input(format!(
-                "--game: solve supports kalah and small oware boards, not {rules}"
-            )))
-        }
+        GameSpec::Congkak(rules) => return run_congkak(args, rules),
     };
     let state = start_state(&rules, args.game.position.as_deref())?;
     if rules.is_over(&state) {
@@ -231,6 +228,50 @@ fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
         &rules.setup(&state).to_string(),
         &solution,
         true,
+    );
+    Ok(())
+}
+
+/// `mancala solve` for single-round Congkak (see `docs/congkak-solver.md`);
+/// multi-round play is refused, saying why.
+fn run_congkak(args: &SolveArgs, rules: CongkakRules) -> Result<()> {
+    if args.db_seeds.is_some() {
+        return Err(bad_input(
+            "--db-seeds: the Congkak solver has no endgame database",
+        ));
+    }
+    let solver = CongkakSolver::new(rules, args.tt as usize).map_err(|e| match e {
+        CongkakSolveError::Resources(why) => bad_input(format!("{why} (try a smaller --tt)")),
+        e => bad_input(format!("--game: {e}")),
+    })?;
+    let state = start_state(&rules, args.game.position.as_deref())?;
+    if rules.is_over(&state) {
+        return Err(bad_input(
+            "--position: the game is over; there is nothing to solve",
+        ));
+    }
+    let threads = args.threads();
+    if !args.json {
+        eprintln!(
+            "solving {rules} with a {} MiB table on {threads} threads...",
+            args.tt
+        );
+    }
+    let until = mancala_agents::StopCondition {
+        deadline: None,
+        cancel: Some(crate::stop_flag()),
+    };
+    let solution = match solver.solve_until(&state, threads, until) {
+        Ok(s) => s,
+        Err(CongkakSolveError::Stopped) => return Err(anyhow::Error::new(crate::Interrupted)),
+        Err(e) => return Err(e.into()),
+    };
+    report(
+        args,
+        &rules,
+        &rules.setup(&state).to_string(),
+        &solution,
+        false,
     );
     Ok(())
 }

@@ -55,6 +55,12 @@ pub struct FairArgs {
     /// candidates are counted as such.
     #[arg(long)]
     budget: Option<String>,
+    /// Work out every candidate's exact value too (a histogram of them in
+    /// the output). Without it, each candidate only gets compared with 0,
+    /// which takes at most two null-window searches instead of a full
+    /// MTD(f): about half the time on Kalah(6,4).
+    #[arg(long)]
+    values: bool,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -226,16 +232,32 @@ pub fn run(args: &FairArgs) -> Result<()> {
         }
         // Each candidate on one thread, candidates in parallel: the values
         // are exact, so neither the order nor the thread count changes them.
+        // Without --values a candidate's "value" is only its sign: -1, 0
+        // or +1 for the first player.
         let values: Vec<Option<i32>> = pool.install(|| {
             use rayon::prelude::*;
             states
                 .par_iter()
                 .with_max_len(1)
-                .map(|(_, state, _)| solver.value(state, until).ok())
+                .map(|(_, state, _)| {
+                    if args.values {
+                        solver.value(state, until).ok()
+                    } else {
+                        let order = solver.compare(state, 0, until).ok()?;
+                        Some(order as i32)
+                    }
+                })
                 .collect()
         });
         let seconds = t0.elapsed().as_secs_f64();
         let unsolved = values.iter().filter(|v| v.is_none()).count();
+        let favour = |sign: i32| {
+            values
+                .iter()
+                .flatten()
+                .filter(|v| v.signum() == sign)
+                .count()
+        };
         if stop.load(Ordering::Relaxed) {
             interrupted = true;
         }
@@ -256,7 +278,7 @@ pub fn run(args: &FairArgs) -> Result<()> {
         for v in values.iter().flatten() {
             *by_value.entry(*v).or_insert(0) += 1;
         }
-        reports.push(json!({
+        let mut report = json!({
             "game": rules.to_string(),
             "empty_capture": empty_capture,
             "start_value": start_value,
@@ -267,10 +289,15 @@ pub fn run(args: &FairArgs) -> Result<()> {
             "fair_count": fair.len(),
             "fair_one_seed": count_moved(1),
             "fair_two_seeds": count_moved(2),
-            "values": by_value.iter().map(|(v, n)| json!([v, n])).collect::<Vec<_>>(),
+            "favours_first": favour(1),
+            "favours_second": favour(-1),
             "seconds": to_value(seconds),
             "fair": fair,
-        }));
+        });
+        if args.values {
+            report["values"] = by_value.iter().map(|(v, n)| json!([v, n])).collect();
+        }
+        reports.push(report);
         if interrupted {
             break;
         }
@@ -304,15 +331,24 @@ fn print_fair(r: &Value) {
     );
     println!(
         "  {} candidate starts ({} more end at once), {} solved in {:.2} s: {} fair \
-         ({} with one seed moved, {} with two)",
+         ({} with one seed moved, {} with two); {} favour the first player, {} the second",
         r["candidates"],
         r["over_at_start"],
         r["solved"],
         r["seconds"].as_f64().unwrap_or(0.0),
         r["fair_count"],
         r["fair_one_seed"],
-        r["fair_two_seeds"]
+        r["fair_two_seeds"],
+        r["favours_first"],
+        r["favours_second"]
     );
+    if let Some(values) = r["values"].as_array() {
+        let text: Vec<String> = values
+            .iter()
+            .map(|p| format!("{:+}: {}", p[0].as_i64().unwrap_or(0), p[1]))
+            .collect();
+        println!("  values (count): {}", text.join(", "));
+    }
     if r["unsolved"] != json!(0) {
         println!(
             "  {} candidates not solved within the budget",

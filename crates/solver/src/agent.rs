@@ -1,4 +1,6 @@
-//! The `perfect` agent: plays a move of the best value, found by the solver.
+//! The `perfect` agent: plays a move of the best value, found by the solver
+//! of its game: [`Solver`] for Kalah, [`CongkakSolver`] for single-round
+//! Congkak.
 //!
 //! `perfect` solves every position it is asked about, however long that
 //! takes. `perfect:time=2s,fallback=minimax:depth=8` gives up after two
@@ -9,6 +11,9 @@
 //! Agents of one process with the same rules and table size share one
 //! solver: its table holds exact values, so what one game or thread learns
 //! is good for all, and the endgame database is built once.
+//! [`Perfect::from_solver`] and [`Perfect::from_congkak_solver`] play from
+//! a solver the caller already has instead (its table warm from solving
+//! the position the games start from).
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -17,10 +22,13 @@ use std::time::{Duration, Instant};
 
 use mancala_agents::{parse_duration, Agent, AgentError, AgentSpec, SearchInfo, StopCondition};
 use mancala_core::spec::{bad_value, Spec};
-use mancala_core::{Game, KalahRules, KalahState, Move, SpecError};
+use mancala_core::{
+    CongkakRules, CongkakState, Game, KalahRules, KalahState, Move, Rounds, SpecError,
+};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::congkak::{CongkakSolveError, CongkakSolver};
 use crate::{SolveError, Solver, SolverOptions};
 
 /// Table size of the `perfect` agent unless `tt=` says otherwise.
@@ -92,18 +100,23 @@ impl PerfectSpec {
         Ok(out)
     }
 
-    /// Whether the agent can play `game` (the solver knows Kalah only).
+    /// Whether the agent can play `game`: Kalah, and Congkak in a single
+    /// round (the solvers know no other game).
     ///
     /// # Errors
     /// A message saying which games it plays.
     pub fn check<G: Game>(&self, game: &G) -> Result<(), String> {
-        if (game as &dyn Any).is::<KalahRules>() {
-            Ok(())
-        } else {
-            Err(format!(
-                "perfect play is available for Kalah only, not {}",
-                game.name()
-            ))
+        let any = game as &dyn Any;
+        if any.is::<KalahRules>() {
+            return Ok(());
+        }
+        match any.downcast_ref::<CongkakRules>() {
+            Some(rules) if rules.rounds == Rounds::One => Ok(()),
+            Some(rules) => Err(format!(
+                "perfect play is not available for {}",
+                CongkakSolveError::MultiRound { rules: *rules }
+            )),
+            None => Err(unavailable(game)),
         }
     }
 
@@ -139,6 +152,14 @@ impl std::fmt::Display for PerfectSpec {
     }
 }
 
+/// The refusal of a game no solver plays.
+fn unavailable<G: Game>(game: &G) -> String {
+    format!(
+        "perfect play is available for single-round Congkak and Kalah only, not {}",
+        game.name()
+    )
+}
+
 /// One solver per rule set and table size, for the whole process.
 fn shared_solver(rules: &KalahRules, table_mib: usize) -> Result<Arc<Solver>, SolveError> {
     type Cache = Mutex<HashMap<(String, usize), Arc<Solver>>>;
@@ -164,33 +185,130 @@ fn shared_solver(rules: &KalahRules, table_mib: usize) -> Result<Arc<Solver>, So
     Ok(solver)
 }
 
+/// One Congkak solver per rule set and table size, for the whole process
+/// (as [`shared_solver`] for Kalah).
+fn shared_congkak_solver(
+    rules: &CongkakRules,
+    table_mib: usize,
+) -> Result<Arc<CongkakSolver>, CongkakSolveError> {
+    type Cache = Mutex<HashMap<(String, usize), Arc<CongkakSolver>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    let key = (rules.to_string(), table_mib);
+    if let Some(s) = cache.get(&key) {
+        return Ok(Arc::clone(s));
+    }
+    let solver = Arc::new(CongkakSolver::new(*rules, table_mib)?);
+    cache.insert(key, Arc::clone(&solver));
+    Ok(solver)
+}
+
+/// The solver an agent plays from.
+enum Backend {
+    Kalah(Arc<Solver>),
+    Congkak(Arc<CongkakSolver>),
+}
+
+/// Why the solver gave no move, whichever solver it was.
+enum Failure {
+    Stopped,
+    GameOver,
+    Failed(String),
+}
+
+impl From<SolveError> for Failure {
+    fn from(e: SolveError) -> Failure {
+        match e {
+            SolveError::Stopped => Failure::Stopped,
+            SolveError::GameOver => Failure::GameOver,
+            e => Failure::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<CongkakSolveError> for Failure {
+    fn from(e: CongkakSolveError) -> Failure {
+        match e {
+            CongkakSolveError::Stopped => Failure::Stopped,
+            CongkakSolveError::GameOver => Failure::GameOver,
+            e => Failure::Failed(e.to_string()),
+        }
+    }
+}
+
 /// The `perfect` agent.
 pub struct Perfect<G: Game> {
     spec: PerfectSpec,
-    solver: Option<Arc<Solver>>,
+    solver: Option<Backend>,
     fallback: Option<Box<dyn Agent<G>>>,
     rng: SmallRng,
     info: SearchInfo,
 }
 
 impl<G: Game> Perfect<G> {
-    fn solve(
+    /// Plain `perfect` playing from `solver` (for Kalah positions of its
+    /// rules) rather than from the process's shared solver: a caller that
+    /// has just solved a position hands over the warm table, and it is
+    /// freed with the last agent holding it.
+    pub fn from_solver(solver: Arc<Solver>) -> Perfect<G> {
+        Perfect::with_backend(Backend::Kalah(solver))
+    }
+
+    /// [`Perfect::from_solver`] for single-round Congkak.
+    pub fn from_congkak_solver(solver: Arc<CongkakSolver>) -> Perfect<G> {
+        Perfect::with_backend(Backend::Congkak(solver))
+    }
+
+    fn with_backend(backend: Backend) -> Perfect<G> {
+        Perfect {
+            spec: PerfectSpec::default(),
+            solver: Some(backend),
+            fallback: None,
+            rng: SmallRng::seed_from_u64(0),
+            info: SearchInfo::default(),
+        }
+    }
+
+    /// The position's value and the moves that keep it, by the solver of
+    /// its game: the agent's own if it solves these rules, else the
+    /// process's shared one (kept for the next move).
+    fn best_moves(
         &mut self,
-        rules: &KalahRules,
-        state: &KalahState,
+        game: &G,
+        state: &G::State,
         stop: StopCondition<'_>,
-    ) -> Result<Move, SolveError> {
-        let solver = match &self.solver {
-            Some(s) => Arc::clone(s),
-            None => {
-                let s = shared_solver(rules, self.spec.table_mib)?;
-                self.solver = Some(Arc::clone(&s));
-                s
-            }
-        };
-        let (best, top) = solver.best_moves(state, 1, stop)?;
-        self.info.value = Some(f64::from(best));
-        Ok(top[self.rng.random_range(0..top.len())])
+    ) -> Result<(i32, Vec<Move>), Failure> {
+        let (game, state) = (game as &dyn Any, state as &dyn Any);
+        if let (Some(rules), Some(state)) = (
+            game.downcast_ref::<KalahRules>(),
+            state.downcast_ref::<KalahState>(),
+        ) {
+            let solver = match &self.solver {
+                Some(Backend::Kalah(s)) if s.rules() == rules => Arc::clone(s),
+                _ => {
+                    let s = shared_solver(rules, self.spec.table_mib)?;
+                    self.solver = Some(Backend::Kalah(Arc::clone(&s)));
+                    s
+                }
+            };
+            return Ok(solver.best_moves(state, 1, stop)?);
+        }
+        if let (Some(rules), Some(state)) = (
+            game.downcast_ref::<CongkakRules>(),
+            state.downcast_ref::<CongkakState>(),
+        ) {
+            let solver = match &self.solver {
+                Some(Backend::Congkak(s)) if s.rules() == rules => Arc::clone(s),
+                _ => {
+                    let s = shared_congkak_solver(rules, self.spec.table_mib)?;
+                    self.solver = Some(Backend::Congkak(Arc::clone(&s)));
+                    s
+                }
+            };
+            return Ok(solver.best_moves(state, 1, stop)?);
+        }
+        unreachable!("checked by the caller")
     }
 }
 
@@ -217,28 +335,23 @@ impl<G: Game> Agent<G> for Perfect<G> {
         outer: StopCondition<'_>,
     ) -> Result<Move, AgentError> {
         let t0 = Instant::now();
-        let (Some(rules), Some(kalah)) = (
-            (game as &dyn Any).downcast_ref::<KalahRules>(),
-            (state as &dyn Any).downcast_ref::<KalahState>(),
-        ) else {
-            return Err(AgentError::Failed(format!(
-                "perfect play is available for Kalah only, not {}",
-                game.name()
-            )));
-        };
+        self.spec.check(game).map_err(AgentError::Failed)?;
         let stop = outer.or_by(self.spec.time.and_then(|t| t0.checked_add(t)));
         self.info = SearchInfo::default();
-        let result = self.solve(rules, kalah, stop);
+        let result = self.best_moves(game, state, stop);
         self.info.elapsed = t0.elapsed();
         match result {
-            Ok(mv) => Ok(mv),
-            Err(SolveError::Stopped) if !outer.reached() => match &mut self.fallback {
+            Ok((best, top)) => {
+                self.info.value = Some(f64::from(best));
+                Ok(top[self.rng.random_range(0..top.len())])
+            }
+            Err(Failure::Stopped) if !outer.reached() => match &mut self.fallback {
                 Some(fallback) => fallback.choose_until(game, state, outer),
                 None => Err(AgentError::Stopped),
             },
-            Err(SolveError::Stopped) => Err(AgentError::Stopped),
-            Err(SolveError::GameOver) => Err(AgentError::GameOver),
-            Err(e) => Err(AgentError::Failed(e.to_string())),
+            Err(Failure::Stopped) => Err(AgentError::Stopped),
+            Err(Failure::GameOver) => Err(AgentError::GameOver),
+            Err(Failure::Failed(why)) => Err(AgentError::Failed(why)),
         }
     }
 

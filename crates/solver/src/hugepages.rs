@@ -17,7 +17,10 @@ pub(crate) fn advise<T>(memory: &[T]) {
     let start = memory.as_ptr() as usize;
     let end = start + std::mem::size_of_val(memory);
     // Only whole huge pages inside the allocation.
-    let (first, last) = (start.next_multiple_of(HUGE_PAGE), end / HUGE_PAGE * HUGE_PAGE);
+    let (first, last) = (
+        start.next_multiple_of(HUGE_PAGE),
+        end / HUGE_PAGE * HUGE_PAGE,
+    );
     if last > first {
         madvise_huge(first, last - first);
     }

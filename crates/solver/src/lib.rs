@@ -32,6 +32,7 @@
 #![deny(clippy::print_stdout)]
 
 pub mod agent;
+pub mod congkak;
 pub mod endgame;
 mod hugepages;
 pub mod oware;
@@ -210,6 +211,23 @@ fn reaches(
     }
 }
 
+/// What one MTD(f) probe of a position's value established, for a
+/// progress report: a long solve narrows the value probe by probe.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Probe {
+    /// The value (the stores' margin included) is at least this...
+    pub lower: i32,
+    /// ... and at most this; the two meet when the value is known.
+    pub upper: i32,
+    /// Positions searched for this value so far, on all threads.
+    pub nodes: u64,
+    /// Seconds since the value was asked for.
+    pub seconds: f64,
+}
+
+/// A progress callback: see [`Solver::on_probe`].
+type ProbeCallback = Box<dyn Fn(Probe) + Send + Sync>;
+
 /// Solves positions of one Kalah rule set. Keeps its table between calls,
 /// so later positions of the same game are cheap.
 pub struct Solver {
@@ -218,6 +236,7 @@ pub struct Solver {
     endgame: Option<Endgame>,
     bits: u32,
     nodes: AtomicU64,
+    on_probe: Option<ProbeCallback>,
 }
 
 impl std::fmt::Debug for Solver {
@@ -254,7 +273,15 @@ impl Solver {
             table,
             endgame,
             nodes: AtomicU64::new(0),
+            on_probe: None,
         })
+    }
+
+    /// Calls `report` after each null-window probe of a position's own
+    /// value (not of its moves'), with the bounds known so far: how a
+    /// solve that takes minutes shows it is getting somewhere.
+    pub fn on_probe(&mut self, report: impl Fn(Probe) + Send + Sync + 'static) {
+        self.on_probe = Some(Box::new(report));
     }
 
     /// The rules solved.
@@ -285,6 +312,40 @@ impl Solver {
     pub fn value(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
         Ok(stores_margin(&self.rules, state, mover) + self.to_come(state, stop)?)
+    }
+
+    /// How the final margin of `state` for its mover with perfect play
+    /// compares with `margin`: at most two null-window probes, far cheaper
+    /// than the value itself (which takes a probe per step of MTD(f), and
+    /// an exact bound at the end). Enough to tell a fair start from one
+    /// that favours a player.
+    ///
+    /// # Errors
+    /// [`SolveError::GameOver`], or [`SolveError::Stopped`] when `stop`
+    /// came first.
+    pub fn compare(
+        &self,
+        state: &KalahState,
+        margin: i32,
+        stop: StopCondition<'_>,
+    ) -> Result<std::cmp::Ordering, SolveError> {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
+        let to_come = margin - stores_margin(&self.rules, state, mover);
+        let shared = self.shared();
+        let mut search = Search::new(&shared, stop);
+        let order = if search.at_least(state, to_come + 1) {
+            Greater
+        } else if search.at_least(state, to_come) {
+            Equal
+        } else {
+            Less
+        };
+        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+        if search.stopped {
+            return Err(SolveError::Stopped);
+        }
+        Ok(order)
     }
 
     /// Solves `state`: its value, every move's value and a principal
@@ -402,11 +463,7 @@ impl Solver {
         let rules = &self.rules;
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
         let kids = children(rules, state, mover);
-        let root = if threads > 1 {
-            self.parallel_mtdf(state, threads, stop)?
-        } else {
-            self.to_come(state, stop)?
-        };
+        let root = self.parallel_mtdf(state, threads, stop)?;
         if !every_move {
             return Ok((root, Vec::new()));
         }
@@ -476,15 +533,7 @@ impl Solver {
 
     /// The value still to come for the mover of `state` (not over).
     fn to_come(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
-        let shared = self.shared();
-        let mut search = Search::new(&shared, stop);
-        let v = search.solve(state, 0);
-        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
-        if search.stopped {
-            Err(SolveError::Stopped)
-        } else {
-            Ok(v)
-        }
+        self.parallel_mtdf(state, 1, stop)
     }
 
     /// Moves that keep the value `to_come` (still to come for the mover of
@@ -579,9 +628,12 @@ impl Solver {
         let rules = &self.rules;
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
         let reach = view::View::of(rules, state, mover).reach();
-        let busy = Busy::new();
+        let base = stores_margin(rules, state, mover);
+        let (t0, nodes0) = (Instant::now(), self.nodes());
+        // One thread alone has no one to put moves off for.
+        let busy = (threads > 1).then(Busy::new);
         let shared = Shared {
-            busy: Some(&busy),
+            busy: busy.as_ref(),
             ..self.shared()
         };
         let (mut lower, mut upper) = (-reach, reach);
@@ -616,6 +668,14 @@ impl Solver {
                 upper = g;
             } else {
                 lower = g;
+            }
+            if let Some(report) = &self.on_probe {
+                report(Probe {
+                    lower: base + lower,
+                    upper: base + upper,
+                    nodes: self.nodes() - nodes0,
+                    seconds: t0.elapsed().as_secs_f64(),
+                });
             }
         }
         Ok(lower)

@@ -323,8 +323,7 @@ impl<'a> Search<'a> {
             k += 1;
             let c = &children[i];
             if let Some(b) = busy {
-                if k <= n && c.next != Next::Over && b.is_busy(&keys[usize::from(c.slot)])
-                {
+                if k <= n && c.next != Next::Over && b.is_busy(&keys[usize::from(c.slot)]) {
                     put_off[put_off_count] = i as u8;
                     put_off_count += 1;
                     continue;
