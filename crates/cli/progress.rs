@@ -12,13 +12,18 @@ pub struct Progress {
 impl Progress {
     /// A bar for `total` games.
     pub fn new(total: u64, quiet: bool) -> Progress {
+        Progress::counting(total, quiet, "games")
+    }
+
+    /// A bar for `total` things of another kind, e.g. `"candidates"`.
+    pub fn counting(total: u64, quiet: bool, unit: &str) -> Progress {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         if quiet {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }
         bar.set_style(
             ProgressStyle::with_template(
-                "{bar:40.cyan/blue} {pos}/{len} games  {per_sec}  elapsed {elapsed}  eta {eta}  {msg}",
+                &format!("{{bar:40.cyan/blue}} {{pos}}/{{len}} {unit}  {{per_sec}}  elapsed {{elapsed}}  eta {{eta}}  {{msg}}"),
             )
             .expect("valid template")
             .progress_chars("=> "),
@@ -39,6 +44,11 @@ impl Progress {
             self.bar
                 .println(format!("game {}: forfeit, {e}", record.id));
         }
+    }
+
+    /// One more done.
+    pub fn step(&self) {
+        self.bar.inc(1);
     }
 
     /// Removes the bar.

@@ -234,21 +234,26 @@ pub fn run(args: &FairArgs) -> Result<()> {
         // are exact, so neither the order nor the thread count changes them.
         // Without --values a candidate's "value" is only its sign: -1, 0
         // or +1 for the first player.
+        // Kalah(6,4) takes minutes: a bar (on a terminal, not with --json).
+        let progress =
+            crate::progress::Progress::counting(states.len() as u64, args.json, "candidates");
         let values: Vec<Option<i32>> = pool.install(|| {
             use rayon::prelude::*;
             states
                 .par_iter()
                 .with_max_len(1)
                 .map(|(_, state, _)| {
-                    if args.values {
+                    let value = if args.values {
                         solver.value(state, until).ok()
                     } else {
-                        let order = solver.compare(state, 0, until).ok()?;
-                        Some(order as i32)
-                    }
+                        solver.compare(state, 0, until).ok().map(|o| o as i32)
+                    };
+                    progress.step();
+                    value
                 })
                 .collect()
         });
+        progress.finish();
         let seconds = t0.elapsed().as_secs_f64();
         let unsolved = values.iter().filter(|v| v.is_none()).count();
         let favour = |sign: i32| {
