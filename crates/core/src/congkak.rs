@@ -660,14 +660,29 @@ impl Game for CongkakRules {
             Rounds::Many => f32::from(state.round - 1) / f32::from(self.max_rounds),
         };
         ring::observe(&state.cells, n, p, progress, self.total_seeds(), out);
-        // A burnt hole reads -1, a value no seed count takes.
+        if self.rounds == Rounds::One {
+            return;
+        }
+        // Burnt holes get a plane of their own after the common inputs
+        // (own holes, then the opponent's: 1 where burnt). Written into the
+        // seed counts instead, a burnt hole would read like a count the
+        // network must learn is impossible; as its own input it is a plain
+        // fact, and an empty hole and a burnt one never look alike.
+        let plane = &mut out[2 * n + 3..4 * n + 3];
         for (side, player) in [p, p ^ 1].into_iter().enumerate() {
             let burnt = self.burnt_of(state, player);
-            for (i, o) in out[side * n..(side + 1) * n].iter_mut().enumerate() {
-                if burnt >> i & 1 == 1 {
-                    *o = -1.0;
-                }
+            for (i, o) in plane[side * n..(side + 1) * n].iter_mut().enumerate() {
+                *o = f32::from(u8::from(burnt >> i & 1 == 1));
             }
+        }
+    }
+
+    /// `2 * pits + 3` as for every game, and in multi-round play one more
+    /// input per hole: whether it is burnt.
+    fn observation_len(&self) -> usize {
+        match self.rounds {
+            Rounds::One => 2 * self.n() + 3,
+            Rounds::Many => 4 * self.n() + 3,
         }
     }
 }

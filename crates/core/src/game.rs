@@ -177,7 +177,8 @@ pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// key, and different ones different keys but for hash collisions.
     fn key(&self, state: &Self::State) -> u64;
 
-    /// Length of [`Game::observe`]'s vector: `2 * pits + 3`.
+    /// Length of [`Game::observe`]'s vector: `2 * pits + 3` (multi-round
+    /// Congkak adds `2 * pits`).
     fn observation_len(&self) -> usize {
         2 * self.pits() + 3
     }
@@ -194,8 +195,9 @@ pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// `[own pits 0..pits, opponent pits 0..pits, own store, opponent store, extra]`,
     /// every seed count divided by the total seeds; `extra` is 1 when the
     /// mover may swap (Kalah with the pie rule) and, in Oware, the fraction of
-    /// `max_plies` already played. In multi-round Congkak a burnt hole is
-    /// written -1 and `extra` is the fraction of `max_rounds` already played.
+    /// `max_plies` already played. In multi-round Congkak `extra` is the
+    /// fraction of `max_rounds` already played, and `2 * pits` more entries
+    /// follow: 1 for each burnt hole (own holes, then the opponent's), else 0.
     ///
     /// # Panics
     /// If `out` is shorter than [`Game::observation_len`].

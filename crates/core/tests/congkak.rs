@@ -520,21 +520,31 @@ fn congkak_observe_burnt_holes_and_round() {
     let mut out = vec![0.0; g.observation_len()];
     g.observe(&s, &mut out);
     let t = 1.0 / 12.0;
-    // P1 to move: own holes first, then P0's, whose hole 1 is burnt.
+    // P1 to move: own holes first, then P0's, whose hole 1 is burnt (and
+    // empty); then the stores, the round, and the burnt plane.
     let expected = [
         2.0 * t,
         2.0 * t,
         2.0 * t,
-        -1.0,
+        0.0,
         2.0 * t,
         2.0 * t,
         t,
         t,
         0.25,
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+        0.0,
+        0.0,
     ];
+    assert_eq!(out.len(), expected.len());
     for (k, (a, b)) in out.iter().zip(expected).enumerate() {
         assert!((a - b).abs() < 1e-6, "entry {k}: {out:?}");
     }
+    // A single round has no burnt holes and no plane for them.
+    assert_eq!(congkak("congkak:pits=3,seeds=2").observation_len(), 9);
 }
 
 #[test]

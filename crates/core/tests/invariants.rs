@@ -259,21 +259,22 @@ fn observation_is_well_formed<G: Game>(game: &G, seed: u64) {
         let me = game.to_move(state).unwrap_or(Player::ZERO);
         let them = me.opponent();
         let expect = |v: u8| f32::from(v) * scale;
-        // A burnt hole (multi-round Congkak) reads -1.
-        let hole = |p: Player, i: usize| {
-            if setup.burnt[p] >> i & 1 == 1 {
-                -1.0
-            } else {
-                expect(setup.rows[p][i])
-            }
-        };
         for i in 0..n {
-            assert!((out[i] - hole(me, i)).abs() < 1e-6);
-            assert!((out[n + i] - hole(them, i)).abs() < 1e-6);
+            assert!((out[i] - expect(setup.rows[me][i])).abs() < 1e-6);
+            assert!((out[n + i] - expect(setup.rows[them][i])).abs() < 1e-6);
         }
         assert!((out[2 * n] - expect(setup.stores[me])).abs() < 1e-6);
         assert!((out[2 * n + 1] - expect(setup.stores[them])).abs() < 1e-6);
         assert!((0.0..=1.0).contains(&out[2 * n + 2]));
+        // Multi-round Congkak: then one input per hole, 1 where burnt.
+        if game.observation_len() > 2 * n + 3 {
+            assert_eq!(game.observation_len(), 4 * n + 3);
+            let burnt = |p: Player, i: usize| f32::from(u8::from(setup.burnt[p] >> i & 1 == 1));
+            for i in 0..n {
+                assert_eq!(out[2 * n + 3 + i], burnt(me, i));
+                assert_eq!(out[3 * n + 3 + i], burnt(them, i));
+            }
+        }
     });
 }
 
