@@ -138,18 +138,12 @@ impl Holes {
     #[inline]
     fn key(&self, bits: u32) -> Key {
         let cells = &self.cells[..2 * self.n];
-        if cells.len() as u32 * bits <= 96 {
-            let mut packed = 0u128;
-            for &c in cells {
-                packed = packed << bits | u128::from(c);
-            }
-            [packed as u64, (packed >> 64) as u64]
-        } else {
+        crate::table::packed_key(cells, bits).unwrap_or_else(|| {
             [
                 hash(cells, 0x51_7CC1_B727_220A),
                 hash(cells, 0x2545_F491_4F6C_DD1D),
             ]
-        }
+        })
     }
 }
 

@@ -25,6 +25,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// when it fits in 128 bits, else a 128-bit hash.
 pub type Key = [u64; 2];
 
+/// `cells` packed `bits` bits each, when they fit in the 96 bits of key a
+/// slot keeps: a key with no collisions at all. `None` when they do not
+/// fit (the caller then hashes them).
+#[inline]
+pub(crate) fn packed_key(cells: &[u8], bits: u32) -> Option<Key> {
+    if cells.len() as u32 * bits > 96 {
+        return None;
+    }
+    let mut packed = 0u128;
+    for &c in cells {
+        packed = packed << bits | u128::from(c);
+    }
+    Some([packed as u64, (packed >> 64) as u64])
+}
+
 /// Slots looked at per probe: a key lives in one bucket of this many.
 const BUCKET: usize = 4;
 

@@ -80,18 +80,12 @@ impl View {
     /// them, the swap and the margin.
     #[inline]
     pub fn key(&self, bits: u32) -> Key {
-        let cells = self.board();
-        if self.swap == NO_SWAP && cells.len() as u32 * bits <= 96 {
-            let mut packed: u128 = u128::from(self.swap);
-            for &c in cells {
-                packed = packed << bits | u128::from(c);
-            }
-            [packed as u64, (packed >> 64) as u64]
-        } else {
-            [
+        match crate::table::packed_key(self.board(), bits) {
+            Some(key) if self.swap == NO_SWAP => key,
+            _ => [
                 self.hash(0x51_7CC1_B727_220A),
                 self.hash(0x2545_F491_4F6C_DD1D),
-            ]
+            ],
         }
     }
 
