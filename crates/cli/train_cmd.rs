@@ -44,6 +44,64 @@ pub struct TrainArgs {
     /// Do not write report.html at the end (`mancala report DIR` writes it later).
     #[arg(long)]
     no_report: bool,
+    /// Measure instead: play this many self-play games with the config's
+    /// network size, simulations and workers (a fresh network, or the
+    /// checkpoint's with --resume), and print evaluations and positions per
+    /// second. Writes nothing.
+    #[arg(long, value_name = "GAMES", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    bench: Option<u32>,
+}
+
+/// `mancala train --bench GAMES`: self-play throughput, nothing written.
+#[allow(clippy::too_many_arguments)]
+fn bench<G: mancala_core::Game>(
+    game: &G,
+    spec: &str,
+    config: &TrainConfig,
+    dir: &std::path::Path,
+    device: Device,
+    args: &TrainArgs,
+    games: u32,
+    bar: &ProgressBar,
+) -> Result<()> {
+    // Without --resume, a fresh network: a folder that is never created
+    // (the bench writes nothing), so a run already in `dir` is no obstacle.
+    let fresh = std::env::temp_dir().join(format!("mancala-train-bench-{}", std::process::id()));
+    let dir = if args.resume { dir } else { fresh.as_path() };
+    let trainer = Trainer::new(game, spec, config.clone(), dir, device, args.resume).map_err(
+        |e| match e {
+            NeuralError::Checkpoint { .. } => bad_input(e),
+            other => other.into(),
+        },
+    )?;
+    bar.set_length(u64::from(games));
+    bar.set_message("bench");
+    let stop = crate::stop_flag();
+    let s = trainer.bench_self_play(games, stop, &|event| {
+        if let TrainEvent::SelfPlayGame = event {
+            bar.inc(1);
+        }
+    })?;
+    bar.finish_and_clear();
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(anyhow::Error::new(Interrupted));
+    }
+    println!(
+        "self-play {spec} on {device:?}: {} games, {} positions, {} evaluations in {:.2} s",
+        s.games, s.positions, s.evaluations, s.seconds
+    );
+    println!(
+        "  {:.0} evaluations/s, {:.1} positions/s, {:.1} evaluations per network call \
+         (hidden {}, blocks {}, sims {}, workers {})",
+        s.evaluations_per_second(),
+        s.positions_per_second(),
+        s.mean_batch(),
+        config.hidden,
+        config.blocks,
+        config.sims,
+        config.workers
+    );
+    Ok(())
 }
 
 /// `mancala train`.
@@ -79,6 +137,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     );
     let stop = crate::stop_flag();
     with_game!(&spec, game => {
+        if let Some(games) = args.bench {
+            return bench(game, &spec.to_string(), &config, &dir, device, args, games, &bar);
+        }
         let mut trainer = Trainer::new(game, &spec.to_string(), config.clone(), &dir, device, args.resume)
             .map_err(|e| match e {
                 NeuralError::Checkpoint { .. } => bad_input(e),

@@ -278,6 +278,18 @@ pub struct Mcts<G: Game, E: Evaluator<G>> {
     path: Vec<u32>,
     info: SearchInfo,
     noise: Option<RootNoise>,
+    /// The search in progress when the caller evaluates the leaves.
+    stepwise: Option<Stepwise<G::State>>,
+}
+
+/// A search whose leaves are evaluated by the caller ([`Mcts::begin`]).
+struct Stepwise<S> {
+    root_state: S,
+    sims: u64,
+    max_sims: u64,
+    deadline: Option<Instant>,
+    /// The node waiting for its evaluation, and its position.
+    pending: Option<(u32, S)>,
 }
 
 impl<G: Game, E: Evaluator<G>> fmt::Debug for Mcts<G, E> {
@@ -303,6 +315,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
             path: Vec::new(),
             info: SearchInfo::default(),
             noise: None,
+            stepwise: None,
         }
     }
 
@@ -373,6 +386,13 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         let value = self
             .evaluator
             .evaluate(game, state, &mut self.rng, &mut self.priors)?;
+        self.add_children(game, state, node);
+        Ok(value)
+    }
+
+    /// Creates the children of `node` (at `state`, not over), with the
+    /// priors in `self.priors` when the evaluator gives priors.
+    fn add_children(&mut self, game: &G, state: &G::State, node: u32) {
         let legal = game.legal_moves(state);
         let mover = game.to_move(state).expect("expanding a finished game");
         let first = self.nodes.len() as u32;
@@ -392,7 +412,6 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         n.expanded = true;
         n.first_child = first;
         n.num_children = legal.len() as u8;
-        Ok(value)
     }
 
     fn add_noise(&mut self, first: usize, noise: RootNoise) {
@@ -454,23 +473,23 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         best.1
     }
 
-    /// One simulation from the root; returns the depth it reached.
-    fn simulate(&mut self, game: &G, root_state: &G::State) -> Result<u32, AgentError> {
+    /// Walks from the root to a node not yet expanded or a finished game,
+    /// leaving the nodes passed in `self.path`; returns that position and node.
+    fn descend(&mut self, game: &G, root_state: &G::State) -> (G::State, u32) {
         let mut state = root_state.clone();
         let mut node = self.root;
         self.path.clear();
         self.path.push(node);
-        let value = loop {
-            if let Some(outcome) = game.outcome(&state) {
-                break score_for_zero(outcome.winner());
-            }
-            if !self.nodes[node as usize].expanded {
-                break self.expand(game, &state, node)?;
-            }
+        while !game.is_over(&state) && self.nodes[node as usize].expanded {
             node = self.select(node);
             game.play_unchecked(&mut state, self.nodes[node as usize].mv);
             self.path.push(node);
-        };
+        }
+        (state, node)
+    }
+
+    /// Adds `value` (player 0's score) to every node of `self.path`.
+    fn backup(&mut self, value: f32) {
         for &i in &self.path {
             let n = &mut self.nodes[i as usize];
             n.visits += 1;
@@ -480,7 +499,107 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
                 1.0 - value
             };
         }
+    }
+
+    /// One simulation from the root; returns the depth it reached.
+    fn simulate(&mut self, game: &G, root_state: &G::State) -> Result<u32, AgentError> {
+        let (state, node) = self.descend(game, root_state);
+        let value = match game.outcome(&state) {
+            Some(outcome) => score_for_zero(outcome.winner()),
+            None => self.expand(game, &state, node)?,
+        };
+        self.backup(value);
         Ok(self.path.len() as u32 - 1)
+    }
+
+    /// Prepares a search from `state` (the tree reused or grown anew).
+    fn prepare(&mut self, game: &G, state: &G::State) -> Result<(), AgentError> {
+        if game.is_over(state) {
+            return Err(AgentError::GameOver);
+        }
+        if !(self.options.reuse && self.reuse_tree(game, state))
+            || self.nodes.len() > params::MAX_NODES
+        {
+            self.reset_tree(game, state);
+        }
+        Ok(())
+    }
+
+    /// The simulation count and deadline of the budget, from `t0`.
+    fn limits(&self, t0: Instant) -> (u64, Option<Instant>) {
+        match self.options.budget {
+            Budget::Sims(s) => (s, None),
+            Budget::Time(t) => (u64::MAX, t0.checked_add(t)),
+            // Not reachable from a spec: treat a depth as a simulation count.
+            Budget::Depth(d) => (u64::from(d), None),
+        }
+    }
+
+    /// Starts a search from `state` whose leaves the caller evaluates, so
+    /// that the searches of many games can share one batched network call
+    /// (self-play): call [`Mcts::next_leaf`], evaluate the position it
+    /// gives, hand the result to [`Mcts::finish_leaf`], and repeat until
+    /// `next_leaf` gives `None`; [`Mcts::root_visits`] then has the result.
+    /// The evaluator given to [`Mcts::new`] is not called, but its
+    /// [`Evaluator::uses_priors`] still chooses PUCT or UCT.
+    ///
+    /// # Errors
+    /// [`AgentError::GameOver`] when the game is over.
+    pub fn begin(&mut self, game: &G, state: &G::State) -> Result<(), AgentError> {
+        self.prepare(game, state)?;
+        let (max_sims, deadline) = self.limits(Instant::now());
+        self.stepwise = Some(Stepwise {
+            root_state: state.clone(),
+            sims: 0,
+            max_sims,
+            deadline,
+            pending: None,
+        });
+        Ok(())
+    }
+
+    /// The next position of the search started by [`Mcts::begin`] that
+    /// needs an evaluation, or `None` once the budget is spent. Finished
+    /// games met on the way are scored and backed up here (they count as
+    /// simulations). Until [`Mcts::finish_leaf`], it gives the same leaf.
+    pub fn next_leaf(&mut self, game: &G) -> Option<&G::State> {
+        let mut step = self.stepwise.take()?;
+        while step.pending.is_none() {
+            let spent = step.sims >= step.max_sims
+                || self.nodes.len() > params::MAX_NODES
+                || (step.sims > 0
+                    && step.sims.is_multiple_of(params::CLOCK_INTERVAL)
+                    && step.deadline.is_some_and(|d| Instant::now() >= d));
+            if spent {
+                self.stepwise = Some(step);
+                return None;
+            }
+            let (state, node) = self.descend(game, &step.root_state);
+            step.sims += 1;
+            match game.outcome(&state) {
+                Some(outcome) => self.backup(score_for_zero(outcome.winner())),
+                None => step.pending = Some((node, state)),
+            }
+        }
+        let step = self.stepwise.insert(step);
+        step.pending.as_ref().map(|(_, state)| state)
+    }
+
+    /// Completes the leaf [`Mcts::next_leaf`] gave: `evaluate` fills the
+    /// priors (one per legal move, in [`mancala_core::MoveSet`] order) and
+    /// returns player 0's expected score there. Does nothing without a leaf.
+    pub fn finish_leaf(
+        &mut self,
+        game: &G,
+        evaluate: impl FnOnce(&G::State, &mut Vec<f32>) -> f32,
+    ) {
+        let Some((node, state)) = self.stepwise.as_mut().and_then(|s| s.pending.take()) else {
+            return;
+        };
+        self.priors.clear();
+        let value = evaluate(&state, &mut self.priors);
+        self.add_children(game, &state, node);
+        self.backup(value);
     }
 
     /// Runs the search from `state` under the budget.
@@ -504,20 +623,8 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         stop: StopCondition<'_>,
     ) -> Result<(), AgentError> {
         let t0 = Instant::now();
-        if game.is_over(state) {
-            return Err(AgentError::GameOver);
-        }
-        if !(self.options.reuse && self.reuse_tree(game, state))
-            || self.nodes.len() > params::MAX_NODES
-        {
-            self.reset_tree(game, state);
-        }
-        let (max_sims, deadline) = match self.options.budget {
-            Budget::Sims(s) => (s, None),
-            Budget::Time(t) => (u64::MAX, t0.checked_add(t)),
-            // Not reachable from a spec: treat a depth as a simulation count.
-            Budget::Depth(d) => (u64::from(d), None::<Instant>),
-        };
+        self.prepare(game, state)?;
+        let (max_sims, deadline) = self.limits(t0);
         let mut sims = 0;
         let mut deepest = 0;
         while sims < max_sims {
@@ -580,6 +687,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for Mcts<G, E> {
         self.rng = SmallRng::seed_from_u64(seed);
         self.nodes.clear();
         self.root_state = None;
+        self.stepwise = None;
     }
 
     fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {

@@ -197,3 +197,70 @@ fn root_noise_changes_priors_but_not_legality() {
     }
     assert!(differs, "noise never changed the visit counts");
 }
+
+/// A search whose leaves the caller evaluates (`begin`, `next_leaf`,
+/// `finish_leaf`: how self-play batches many games' leaves) is the same
+/// search as one that calls its evaluator: same tree, root noise included.
+#[test]
+fn a_search_evaluated_from_outside_is_the_same_search() {
+    let game = KalahRules::new(4, 3).unwrap();
+    let options = MctsOptions {
+        budget: Budget::Sims(200),
+        c: 1.5,
+        reuse: false,
+        ..MctsOptions::default()
+    };
+    let noise = Some(RootNoise {
+        alpha: 0.5,
+        epsilon: 0.25,
+    });
+    let mut inside = Mcts::new(
+        options.clone(),
+        Oracle {
+            game,
+            memo: HashMap::new(),
+        },
+    );
+    let mut outside = Mcts::new(
+        options,
+        Oracle {
+            game,
+            memo: HashMap::new(),
+        },
+    );
+    let mut oracle = Oracle {
+        game,
+        memo: HashMap::new(),
+    };
+    let mut unused = SmallRng::seed_from_u64(0);
+    inside.set_root_noise(noise);
+    outside.set_root_noise(noise);
+    inside.new_game(11);
+    outside.new_game(11);
+    let mut state = game.start();
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut leaves = 0;
+    while !game.is_over(&state) {
+        inside.search(&game, &state).unwrap();
+        outside.begin(&game, &state).unwrap();
+        while let Some(leaf) = outside.next_leaf(&game) {
+            let leaf = *leaf;
+            // Asked again before it is finished, it is the same leaf.
+            assert_eq!(outside.next_leaf(&game), Some(&leaf));
+            outside.finish_leaf(&game, |s, priors| {
+                assert_eq!(*s, leaf);
+                oracle.evaluate(&game, s, &mut unused, priors).unwrap()
+            });
+            leaves += 1;
+        }
+        assert_eq!(inside.root_visits(), outside.root_visits());
+        let legal = game.legal_moves(&state);
+        game.play_unchecked(&mut state, legal.nth(rng.random_range(0..legal.len())));
+    }
+    assert!(leaves > 200, "{leaves} leaves");
+    // A finished game has no search to begin.
+    assert!(matches!(
+        outside.begin(&game, &state),
+        Err(AgentError::GameOver)
+    ));
+}

@@ -192,6 +192,10 @@ impl<G: Game> Agent<G> for NeuralAgent<G> {
         state: &G::State,
         stop: StopCondition<'_>,
     ) -> Result<Move, AgentError> {
+        // The network sees one position per call: libtorch's own threads
+        // would cost more than they give, and contend with the other games
+        // of a tournament. (Per thread, so set where the searching happens.)
+        tch::set_num_threads(1);
         if let Some(search) = &mut self.search {
             let mv = search.choose_until(game, state, stop)?;
             self.info = search.info();

@@ -36,8 +36,14 @@ pub struct TrainConfig {
     pub games_per_generation: u32,
     /// MCTS simulations per self-play move.
     pub sims: u64,
-    /// Self-play threads (their network evaluations are batched together).
+    /// Self-play threads, each with its own copy of the network: one per
+    /// core is best on a CPU.
     pub workers: usize,
+    /// Self-play games each thread plays side by side, their searches'
+    /// leaves evaluated together in one network call: a larger group means
+    /// fewer, fuller calls. The games of a generation are split into groups
+    /// of at most this many, as even as can be.
+    pub batch_games: usize,
     /// PUCT exploration constant.
     pub c_puct: f64,
     /// Moves at the start of a self-play game chosen in proportion to the
@@ -89,7 +95,8 @@ impl Default for TrainConfig {
             time_limit: None,
             games_per_generation: 100,
             sims: 64,
-            workers: 4,
+            workers: 2,
+            batch_games: 128,
             c_puct: 1.5,
             temperature_moves: 8,
             dirichlet_alpha: 0.5,
@@ -136,7 +143,7 @@ impl TrainConfig {
             path: path.into(),
             why: format!("key `{key}`: {why}"),
         };
-        let positive: [(&str, u64); 9] = [
+        let positive: [(&str, u64); 10] = [
             ("generations", u64::from(config.generations)),
             (
                 "games_per_generation",
@@ -144,6 +151,7 @@ impl TrainConfig {
             ),
             ("sims", config.sims),
             ("workers", config.workers as u64),
+            ("batch_games", config.batch_games as u64),
             ("buffer_size", config.buffer_size as u64),
             ("batch_size", config.batch_size as u64),
             ("hidden", config.hidden as u64),
@@ -192,12 +200,14 @@ impl TrainConfig {
     }
 
     /// The settings that must not change when a run is resumed (every one
-    /// but the stopping rules, the worker count and the output folder).
+    /// but the stopping rules, the worker count, the self-play group size
+    /// and the output folder).
     pub fn resume_identity(&self) -> TrainConfig {
         TrainConfig {
             generations: 0,
             time_limit: None,
             workers: 0,
+            batch_games: 0,
             output: None,
             ..self.clone()
         }

@@ -3,7 +3,9 @@
 //! - [`net::PolicyValueNet`]: a residual MLP with a policy and a value
 //!   head, sized from the game's observation and action counts;
 //! - [`evaluator`]: network evaluations for the tree search of
-//!   `mancala-agents` (PUCT), in-thread or batched in an inference thread;
+//!   `mancala-agents` (PUCT);
+//! - [`selfplay`]: self-play games side by side on each thread, their
+//!   evaluations batched into one network call;
 //! - [`agent::NeuralSpec`]: the `neural:model=PATH,sims=N` agent;
 //! - [`train`]: self-play, replay buffer, training, gating, checkpoints.
 //!
@@ -16,6 +18,7 @@ pub mod buffer;
 pub mod config;
 pub mod evaluator;
 pub mod net;
+pub mod selfplay;
 pub mod train;
 
 use std::path::Path;
@@ -28,7 +31,7 @@ pub use net::{ModelInfo, NetShape, PolicyValueNet};
 /// Where a network runs (libtorch's device), for [`Trainer::new`]: users of
 /// this crate need no `tch` dependency of their own.
 pub use tch::Device;
-pub use train::{GenerationLog, TrainEvent, Trainer};
+pub use train::{GenerationLog, SelfPlayStats, TrainEvent, Trainer};
 
 /// Whether libtorch can use a CUDA device.
 pub fn cuda_available() -> bool {
@@ -80,9 +83,6 @@ pub enum NeuralError {
     /// A bad agent spec.
     #[error(transparent)]
     Spec(#[from] mancala_core::SpecError),
-    /// The inference thread failed.
-    #[error("inference: {0}")]
-    Inference(String),
     /// A tournament inside training failed.
     #[error(transparent)]
     Arena(#[from] mancala_arena::ArenaError),

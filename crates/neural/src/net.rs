@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
@@ -49,7 +51,6 @@ pub struct PolicyValueNet {
 impl PolicyValueNet {
     /// A freshly initialised network on `device`, seeded by `seed`.
     pub fn new(info: ModelInfo, device: Device, seed: u64) -> PolicyValueNet {
-        tch::manual_seed(seed as i64);
         let vs = nn::VarStore::new(device);
         let root = vs.root();
         let s = info.shape;
@@ -96,7 +97,7 @@ impl PolicyValueNet {
             1,
             Default::default(),
         );
-        PolicyValueNet {
+        let net = PolicyValueNet {
             vs,
             input,
             blocks,
@@ -104,7 +105,46 @@ impl PolicyValueNet {
             value_hidden,
             value,
             info,
+        };
+        // Drawn from our own generator rather than libtorch's, which is one
+        // for the whole process: two networks made at once on two threads
+        // (tests, or a tool training several) would take each other's numbers.
+        let mut rng = SmallRng::seed_from_u64(seed);
+        tch::no_grad(|| {
+            for layer in net.layers() {
+                // libtorch's own default for linear layers: uniform in
+                // ±1/sqrt(fan_in) for the weights and the biases.
+                let fan_in = layer.ws.size()[1] as f64;
+                let bound = 1.0 / fan_in.sqrt();
+                for t in [
+                    &layer.ws,
+                    layer.bs.as_ref().expect("linear layers have biases"),
+                ] {
+                    let n = t.numel();
+                    let values: Vec<f32> = (0..n)
+                        .map(|_| rng.random_range(-bound..bound) as f32)
+                        .collect();
+                    let mut t = t.shallow_clone();
+                    t.copy_(
+                        &Tensor::from_slice(&values)
+                            .view(t.size().as_slice())
+                            .to_device(device),
+                    );
+                }
+            }
+        });
+        net
+    }
+
+    /// Every linear layer, input to outputs.
+    fn layers(&self) -> Vec<&nn::Linear> {
+        let mut layers = vec![&self.input];
+        for (fc1, fc2) in &self.blocks {
+            layers.push(fc1);
+            layers.push(fc2);
         }
+        layers.extend([&self.policy, &self.value_hidden, &self.value]);
+        layers
     }
 
     /// What the network is for.
@@ -143,8 +183,16 @@ impl PolicyValueNet {
     /// to end in `obs`; returns the logits (row-major) and the values.
     ///
     /// # Errors
-    /// [`NeuralError::Torch`] if libtorch fails.
+    /// [`NeuralError::Mismatch`] if `obs` does not hold `batch`
+    /// observations; [`NeuralError::Torch`] if libtorch fails.
     pub fn infer(&self, obs: &[f32], batch: usize) -> Result<(Vec<f32>, Vec<f32>), NeuralError> {
+        let inputs = self.info.shape.inputs;
+        if obs.len() != batch * inputs {
+            return Err(NeuralError::Mismatch(format!(
+                "{} numbers given for {batch} observations of {inputs}",
+                obs.len()
+            )));
+        }
         tch::no_grad(|| {
             let x = Tensor::from_slice(obs)
                 .view([batch as i64, self.info.shape.inputs as i64])

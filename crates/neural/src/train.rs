@@ -11,25 +11,24 @@
 //!   `state.json` (generation, elapsed time, the config).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use mancala_agents::{derive_seed, Agent, AgentSpec, Budget, Mcts, MctsOptions, RootNoise};
+use mancala_agents::{derive_seed, Agent, AgentSpec};
 use mancala_arena::{
     pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions,
 };
-use mancala_core::{Game, Move};
+use mancala_core::Game;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 
 use crate::buffer::{ReplayBuffer, Sample};
-use crate::config::{TrainConfig, ValueTarget};
-use crate::evaluator::InferenceServer;
+use crate::config::TrainConfig;
 use crate::net::{ModelInfo, NetShape, PolicyValueNet};
-use crate::{NeuralError, NeuralSpec};
+use crate::{selfplay, NeuralError, NeuralSpec};
 
 /// Adam's constants.
 const BETA1: f64 = 0.9;
@@ -53,7 +52,7 @@ pub enum TrainEvent {
 }
 
 /// One row of `log.csv`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct GenerationLog {
     /// Generation number, from 1.
     pub generation: u32,
@@ -75,6 +74,50 @@ pub struct GenerationLog {
     pub promoted: bool,
     /// The best network's score against each baseline, `;`-separated `spec=score`.
     pub baselines: String,
+    /// Seconds of self-play (logs of older versions lack the timings: 0).
+    #[serde(default)]
+    pub selfplay_s: f64,
+    /// Self-play network evaluations per second.
+    #[serde(default)]
+    pub evals_per_s: f64,
+    /// Seconds of training steps.
+    #[serde(default)]
+    pub train_s: f64,
+    /// Seconds of gating and baseline games.
+    #[serde(default)]
+    pub eval_s: f64,
+}
+
+/// What a round of self-play cost (`mancala train --bench`).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct SelfPlayStats {
+    /// Games played.
+    pub games: u32,
+    /// Positions searched (one training sample each).
+    pub positions: u64,
+    /// Network evaluations (leaves of the searches).
+    pub evaluations: u64,
+    /// Network calls they took.
+    pub batches: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl SelfPlayStats {
+    /// Network evaluations per second.
+    pub fn evaluations_per_second(&self) -> f64 {
+        self.evaluations as f64 / self.seconds.max(f64::MIN_POSITIVE)
+    }
+
+    /// Positions per second.
+    pub fn positions_per_second(&self) -> f64 {
+        self.positions as f64 / self.seconds.max(f64::MIN_POSITIVE)
+    }
+
+    /// Mean evaluations per network call.
+    pub fn mean_batch(&self) -> f64 {
+        self.evaluations as f64 / self.batches.max(1) as f64
+    }
 }
 
 /// Adam's moment estimates, one pair per variable, by variable name.
@@ -338,14 +381,22 @@ impl<'a, G: Game> Trainer<'a, G> {
                 generation,
                 games: self.config.games_per_generation,
             });
-            let Some(samples) = self.self_play(generation, stop, on_event)? else {
+            let games = self.config.games_per_generation;
+            let t0 = Instant::now();
+            let Some((samples, (evaluations, _))) =
+                self.self_play(generation, games, stop, on_event)?
+            else {
                 break;
             };
+            let selfplay_s = t0.elapsed().as_secs_f64();
             let positions = samples.len() as u64;
             for s in &samples {
                 self.buffer.push(s);
             }
+            let t0 = Instant::now();
             let (policy_loss, value_loss) = self.train_steps(generation);
+            let train_s = t0.elapsed().as_secs_f64();
+            let t0 = Instant::now();
             let candidate = Arc::new(self.net.to_bytes()?);
             let gate_score = self.score(
                 NeuralSpec::from_bytes(
@@ -396,6 +447,10 @@ impl<'a, G: Game> Trainer<'a, G> {
                 gate_score,
                 promoted,
                 baselines: baselines.join(";"),
+                selfplay_s,
+                evals_per_s: evaluations as f64 / selfplay_s.max(f64::MIN_POSITIVE),
+                train_s,
+                eval_s: t0.elapsed().as_secs_f64(),
             };
             self.append_log(&row)?;
             self.save_checkpoint(elapsed_s)?;
@@ -407,6 +462,9 @@ impl<'a, G: Game> Trainer<'a, G> {
     fn append_log(&self, row: &GenerationLog) -> Result<(), NeuralError> {
         let path = self.dir.join("log.csv");
         let exists = path.exists();
+        if exists {
+            upgrade_log(&path)?;
+        }
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -420,122 +478,122 @@ impl<'a, G: Game> Trainer<'a, G> {
             .map_err(|e| NeuralError::io(&path, std::io::Error::other(e.to_string())))
     }
 
-    /// Plays the generation's self-play games with the best network;
-    /// `None` if stopped.
+    /// Plays `games` self-play games with the best network, as generation
+    /// `generation + 1` of the run would, keeps nothing, and says what they
+    /// cost: the self-play throughput of this config on this machine.
+    ///
+    /// # Errors
+    /// [`NeuralError`] if the network fails.
+    pub fn bench_self_play(
+        &self,
+        games: u32,
+        stop: &AtomicBool,
+        on_event: &(dyn Fn(TrainEvent) + Sync),
+    ) -> Result<SelfPlayStats, NeuralError> {
+        let t0 = Instant::now();
+        let played = self.self_play(self.generation + 1, games, stop, on_event)?;
+        let (positions, (evaluations, batches)) = match played {
+            Some((samples, counts)) => (samples.len() as u64, counts),
+            None => (0, (0, 0)),
+        };
+        Ok(SelfPlayStats {
+            games,
+            positions,
+            evaluations,
+            batches,
+            seconds: t0.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Plays `games` self-play games of generation `generation` with the
+    /// best network; returns their samples, with the evaluations and
+    /// network calls they took; `None` if stopped.
+    #[allow(clippy::type_complexity)]
     fn self_play(
         &self,
         generation: u32,
+        games: u32,
         stop: &AtomicBool,
         on_event: &(dyn Fn(TrainEvent) + Sync),
-    ) -> Result<Option<Vec<Sample>>, NeuralError> {
-        let workers = self.config.workers.max(1);
-        let server = InferenceServer::start(self.best.to_vec(), self.device, workers)?;
+    ) -> Result<Option<(Vec<Sample>, (u64, u64))>, NeuralError> {
+        let groups = selfplay::groups(games as usize, self.config.batch_games);
         let next = AtomicUsize::new(0);
-        let games = self.config.games_per_generation as usize;
-        let results: Mutex<Vec<(usize, Vec<Sample>)>> = Mutex::new(Vec::with_capacity(games));
-        let inputs = self.net.info().shape.inputs;
-        // The workers see only what is `Sync`: the rules and the config.
-        let (game, config) = (self.game, &self.config);
+        let results: Mutex<Vec<(usize, Vec<Sample>)>> =
+            Mutex::new(Vec::with_capacity(games as usize));
+        let (evaluations, batches) = (AtomicU64::new(0), AtomicU64::new(0));
+        let failure: Mutex<Option<NeuralError>> = Mutex::new(None);
+        let failed = AtomicBool::new(false);
+        let workers = self.config.workers.clamp(1, groups.len().max(1));
+        // The workers see only what is `Sync`: the rules, the config and the
+        // best network's bytes (each thread loads its own copy).
+        let (game, config, best, device) = (self.game, &self.config, &self.best, self.device);
+        let seed_of = |i: usize| {
+            derive_seed(
+                config.seed,
+                u64::from(generation) << 32 | i as u64 | 1 << 31,
+            )
+        };
         std::thread::scope(|scope| {
             for _ in 0..workers {
-                let client = server.client(inputs);
-                let (next, results) = (&next, &results);
+                let (next, results, groups, failure, failed) =
+                    (&next, &results, &groups, &failure, &failed);
+                let (evaluations, batches, seed_of) = (&evaluations, &batches, &seed_of);
                 scope.spawn(move || {
-                    let options = MctsOptions {
-                        budget: Budget::Sims(config.sims),
-                        c: config.c_puct,
-                        reuse: false,
-                        ..MctsOptions::default()
-                    };
-                    let mut mcts = Mcts::new(options, client);
-                    mcts.set_root_noise(Some(RootNoise {
-                        alpha: config.dirichlet_alpha,
-                        epsilon: config.dirichlet_epsilon,
-                    }));
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= games || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let seed = derive_seed(
-                            config.seed,
-                            u64::from(generation) << 32 | i as u64 | 1 << 31,
-                        );
-                        let samples = self_play_game(game, config, &mut mcts, seed);
-                        results
+                    // One thread per core already: libtorch's own threads
+                    // would only contend with the other workers.
+                    tch::set_num_threads(1);
+                    let fail = |e: NeuralError| {
+                        failure
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
-                            .push((i, samples));
-                        on_event(TrainEvent::SelfPlayGame);
+                            .get_or_insert(e);
+                        failed.store(true, Ordering::Relaxed);
+                    };
+                    let net = match PolicyValueNet::from_bytes(best, device) {
+                        Ok(net) => net,
+                        Err(e) => return fail(e),
+                    };
+                    loop {
+                        let g = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(indices) = groups.get(g) else { break };
+                        let played = selfplay::play_group(
+                            game,
+                            config,
+                            &net,
+                            indices.clone(),
+                            seed_of,
+                            || stop.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed),
+                            || on_event(TrainEvent::SelfPlayGame),
+                        );
+                        match played {
+                            Ok(Some(group)) => {
+                                evaluations.fetch_add(group.evaluations, Ordering::Relaxed);
+                                batches.fetch_add(group.batches, Ordering::Relaxed);
+                                results
+                                    .lock()
+                                    .unwrap_or_else(|p| p.into_inner())
+                                    .extend(group.games);
+                            }
+                            Ok(None) => break,
+                            Err(e) => return fail(e),
+                        }
                     }
                 });
             }
         });
-        server.stop()?;
+        if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
+        let counts = (evaluations.into_inner(), batches.into_inner());
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
         let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
         // Game order, not finishing order, so the buffer does not depend on threads.
         results.sort_by_key(|(i, _)| *i);
-        Ok(Some(results.into_iter().flat_map(|(_, s)| s).collect()))
+        let samples = results.into_iter().flat_map(|(_, s)| s).collect();
+        Ok(Some((samples, counts)))
     }
-}
-
-/// One self-play game; returns its training samples.
-fn self_play_game<G: Game, E: mancala_agents::Evaluator<G>>(
-    game: &G,
-    config: &TrainConfig,
-    mcts: &mut Mcts<G, E>,
-    seed: u64,
-) -> Vec<Sample> {
-    mcts.new_game(seed);
-    let mut rng = SmallRng::seed_from_u64(derive_seed(seed, 7));
-    let mut state = game.start();
-    let mut history: Vec<(Vec<f32>, Vec<f32>, mancala_core::Player)> = Vec::new();
-    let actions = game.num_actions();
-    while let Some(mover) = game.to_move(&state) {
-        if mcts.search(game, &state).is_err() {
-            break;
-        }
-        let visits = mcts.root_visits();
-        let total: u32 = visits.iter().map(|(_, n)| n).sum::<u32>().max(1);
-        let mut policy = vec![0.0f32; actions];
-        for (mv, n) in &visits {
-            policy[mv.action_index(game.pits())] = *n as f32 / total as f32;
-        }
-        let mut obs = vec![0.0; game.observation_len()];
-        game.observe(&state, &mut obs);
-        history.push((obs, policy, mover));
-        let mv = if (history.len() as u32) <= config.temperature_moves {
-            sample_by_visits(&visits, &mut rng)
-        } else {
-            visits
-                .iter()
-                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-                .map(|(m, _)| *m)
-                .expect("a position not over has moves")
-        };
-        game.play_unchecked(&mut state, mv);
-    }
-    let Some(outcome) = game.outcome(&state) else {
-        return Vec::new();
-    };
-    let half = game.total_seeds() as f32 / 2.0;
-    history
-        .into_iter()
-        .map(|(obs, policy, mover)| {
-            let value = match config.value_target {
-                ValueTarget::Result => match outcome.winner() {
-                    Some(w) if w == mover => 1.0,
-                    Some(_) => -1.0,
-                    None => 0.0,
-                },
-                ValueTarget::Margin => (outcome.margin_for(mover) as f32 / half).clamp(-1.0, 1.0),
-            };
-            Sample { obs, policy, value }
-        })
-        .collect()
 }
 
 impl<G: Game> Trainer<'_, G> {
@@ -645,24 +703,32 @@ impl<G: Game> Trainer<'_, G> {
     }
 }
 
+/// Rewrites a log written by an older version (fewer columns) with
+/// today's columns, so that a resumed run appends rows that fit; the
+/// older rows keep their values, with 0 in the new columns.
+fn upgrade_log(path: &Path) -> Result<(), NeuralError> {
+    let io = |e: csv::Error| NeuralError::io(path, std::io::Error::other(e.to_string()));
+    let mut reader = csv::Reader::from_path(path).map_err(io)?;
+    let header = reader.headers().map_err(io)?.clone();
+    let mut current = csv::Writer::from_writer(Vec::new());
+    current.serialize(GenerationLog::default()).map_err(io)?;
+    let text = String::from_utf8(current.into_inner().unwrap_or_default()).unwrap_or_default();
+    let wanted = text.lines().next().unwrap_or_default();
+    if header.iter().collect::<Vec<_>>().join(",") == wanted {
+        return Ok(());
+    }
+    let rows: Vec<GenerationLog> = reader.deserialize().collect::<Result<_, _>>().map_err(io)?;
+    let tmp = path.with_extension("csv.tmp");
+    let mut w = csv::Writer::from_path(&tmp).map_err(io)?;
+    for row in &rows {
+        w.serialize(row).map_err(io)?;
+    }
+    w.flush().map_err(|e| NeuralError::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| NeuralError::io(path, e))
+}
+
 /// Whom a network is measured against.
 enum GateOpponent {
     Best,
     Classical(AgentSpec),
-}
-
-/// A move drawn in proportion to its visits (temperature 1).
-fn sample_by_visits(visits: &[(Move, u32)], rng: &mut SmallRng) -> Move {
-    let total: u32 = visits.iter().map(|(_, n)| n).sum();
-    if total == 0 {
-        return visits[rng.random_range(0..visits.len())].0;
-    }
-    let mut pick = rng.random_range(0..total);
-    for (mv, n) in visits {
-        if pick < *n {
-            return *mv;
-        }
-        pick -= n;
-    }
-    visits[visits.len() - 1].0
 }

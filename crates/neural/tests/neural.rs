@@ -6,8 +6,10 @@ use std::sync::atomic::AtomicBool;
 use mancala_agents::Agent;
 use mancala_core::{Game, GameSpec, KalahRules, OwareRules};
 use mancala_neural::{
-    ModelInfo, NetShape, NeuralError, NeuralSpec, PolicyValueNet, TrainConfig, Trainer,
+    GenerationLog, ModelInfo, NetShape, NeuralError, NeuralSpec, PolicyValueNet, TrainConfig,
+    TrainEvent, Trainer,
 };
+use rand::SeedableRng;
 use tch::{Device, Tensor};
 
 fn info_for<G: Game>(game: &G, spec: &str, hidden: usize, blocks: usize) -> ModelInfo {
@@ -282,26 +284,203 @@ fn training_configs_are_checked() {
 
 #[test]
 fn a_failing_network_is_an_error_never_made_up_values() {
-    use mancala_agents::{AgentError, Evaluator};
-    use mancala_neural::evaluator::InferenceServer;
-    use rand::SeedableRng;
-
     let game = KalahRules::default();
     let net = PolicyValueNet::new(info_for(&game, "kalah", 16, 1), Device::Cpu, 3);
-    let server = InferenceServer::start(net.to_bytes().unwrap(), Device::Cpu, 4).unwrap();
     // Observations one number too long: the network cannot take them.
-    let mut client = server.client(game.observation_len() + 1);
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
-    let mut priors = Vec::new();
-    for _ in 0..2 {
-        // Every later request gets the error too; none waits for ever.
-        match client.evaluate(&game, &game.start(), &mut rng, &mut priors) {
-            Err(AgentError::Failed(why)) => {
-                assert!(why.contains("network inference failed"), "{why}")
-            }
-            other => panic!("expected an inference error, got {other:?}"),
-        }
+    let mut obs = observation(&game);
+    obs.push(0.0);
+    assert!(matches!(net.infer(&obs, 1), Err(NeuralError::Mismatch(_))));
+
+    // Self-play with a network of another game stops at once with the reason.
+    let oware = OwareRules::new(5, 3).unwrap();
+    let config = tiny_config(std::path::Path::new("unused"));
+    let e = mancala_neural::selfplay::play_group(
+        &oware,
+        &config,
+        &net,
+        0..2,
+        |i| i as u64,
+        || false,
+        || {},
+    )
+    .err()
+    .expect("refused");
+    assert!(matches!(e, NeuralError::Mismatch(_)), "{e}");
+}
+
+/// The leaves of many searches go through the network together: each
+/// row of a batch must be what the network gives that position alone.
+#[test]
+fn batched_evaluations_equal_single_evaluations() {
+    let game = KalahRules::default();
+    let net = PolicyValueNet::new(info_for(&game, "kalah", 32, 2), Device::Cpu, 5);
+    // Positions from a seeded random game, laid end to end.
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+    let mut state = game.start();
+    let mut rows = Vec::new();
+    while !game.is_over(&state) && rows.len() < 40 {
+        let mut obs = vec![0.0; game.observation_len()];
+        game.observe(&state, &mut obs);
+        rows.push(obs);
+        let legal = game.legal_moves(&state);
+        let mv = legal.nth(rand::Rng::random_range(&mut rng, 0..legal.len()));
+        game.play_unchecked(&mut state, mv);
     }
-    drop(client);
-    assert!(matches!(server.stop(), Err(NeuralError::Inference(_))));
+    let batch: Vec<f32> = rows.concat();
+    let (logits, values) = net.infer(&batch, rows.len()).unwrap();
+    let actions = game.num_actions();
+    for (i, row) in rows.iter().enumerate() {
+        let (one_logits, one_value) = net.infer(row, 1).unwrap();
+        for (a, b) in one_logits
+            .iter()
+            .zip(&logits[i * actions..(i + 1) * actions])
+        {
+            assert!(
+                (a - b).abs() < 1e-5,
+                "row {i}: logit {a} alone, {b} in the batch"
+            );
+        }
+        assert!((one_value[0] - values[i]).abs() < 1e-5, "row {i}: value");
+    }
+}
+
+/// `train --bench`'s numbers add up, self-play really batches, and the
+/// games do not depend on how many threads play them.
+#[test]
+fn self_play_batches_and_does_not_depend_on_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = KalahRules::new(4, 2).unwrap();
+    let never = AtomicBool::new(false);
+    let stats = |workers: usize| {
+        let config = TrainConfig {
+            workers,
+            batch_games: 4,
+            games_per_generation: 9,
+            ..tiny_config(dir.path())
+        };
+        let trainer = Trainer::new(
+            &game,
+            "kalah:pits=4,seeds=2",
+            config,
+            dir.path(),
+            Device::Cpu,
+            false,
+        )
+        .unwrap();
+        let games = std::sync::atomic::AtomicU32::new(0);
+        let s = trainer
+            .bench_self_play(9, &never, &|e| {
+                if let TrainEvent::SelfPlayGame = e {
+                    games.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            })
+            .unwrap();
+        assert_eq!(games.into_inner(), 9);
+        s
+    };
+    let one = stats(1);
+    assert_eq!(one.games, 9);
+    assert!(one.positions >= 9 * 2, "{one:?}");
+    // Every search evaluates at least its root, and at most once a simulation.
+    assert!(one.evaluations >= one.positions, "{one:?}");
+    assert!(one.evaluations <= one.positions * 8, "{one:?}");
+    // Nine games in groups of at most four (3, 3, 3): several leaves a call.
+    assert!(one.mean_batch() > 1.5, "{one:?}");
+    assert!(one.batches * 3 >= one.evaluations, "{one:?}");
+    for workers in [2, 3] {
+        let many = stats(workers);
+        assert_eq!(
+            (many.positions, many.evaluations, many.batches),
+            (one.positions, one.evaluations, one.batches),
+            "{workers} workers"
+        );
+    }
+}
+
+/// A run stopped in the middle of a generation keeps the last finished
+/// one; resumed, it goes on exactly as if it had never stopped.
+#[test]
+fn a_run_interrupted_mid_generation_resumes_as_if_never_stopped() {
+    let game = KalahRules::new(4, 2).unwrap();
+    let spec = "kalah:pits=4,seeds=2";
+    let never = AtomicBool::new(false);
+
+    let straight = tempfile::tempdir().unwrap();
+    let config = TrainConfig {
+        generations: 2,
+        ..tiny_config(straight.path())
+    };
+    Trainer::new(
+        &game,
+        spec,
+        config.clone(),
+        straight.path(),
+        Device::Cpu,
+        false,
+    )
+    .unwrap()
+    .run(&never, &|_| {})
+    .unwrap();
+
+    let broken = tempfile::tempdir().unwrap();
+    let config = TrainConfig {
+        output: Some(broken.path().to_path_buf()),
+        ..config
+    };
+    let stop = AtomicBool::new(false);
+    let mut trainer = Trainer::new(
+        &game,
+        spec,
+        config.clone(),
+        broken.path(),
+        Device::Cpu,
+        false,
+    )
+    .unwrap();
+    // Ctrl-C after the second generation's first self-play game.
+    let in_second = AtomicBool::new(false);
+    trainer
+        .run(&stop, &|e| match e {
+            TrainEvent::Generation { generation: 2, .. } => {
+                in_second.store(true, std::sync::atomic::Ordering::Relaxed)
+            }
+            TrainEvent::SelfPlayGame if in_second.load(std::sync::atomic::Ordering::Relaxed) => {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed)
+            }
+            _ => {}
+        })
+        .unwrap();
+    assert_eq!(trainer.generation(), 1);
+    let log = std::fs::read_to_string(broken.path().join("log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+
+    let mut resumed = Trainer::new(&game, spec, config, broken.path(), Device::Cpu, true).unwrap();
+    resumed.run(&never, &|_| {}).unwrap();
+    assert_eq!(resumed.generation(), 2);
+    let rows = |dir: &std::path::Path| -> Vec<GenerationLog> {
+        csv::Reader::from_path(dir.join("log.csv"))
+            .unwrap()
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let (a, b) = (rows(straight.path()), rows(broken.path()));
+    assert_eq!(a.len(), 2);
+    assert_eq!(b.len(), 2);
+    for (x, y) in a.iter().zip(&b) {
+        // Everything but the clock.
+        let same = |g: &GenerationLog| {
+            (
+                g.generation,
+                g.positions,
+                g.buffer,
+                g.policy_loss.to_bits(),
+                g.value_loss.to_bits(),
+                g.gate_score.to_bits(),
+                g.promoted,
+                g.baselines.clone(),
+            )
+        };
+        assert_eq!(same(x), same(y));
+    }
 }

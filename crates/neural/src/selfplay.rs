@@ -1,0 +1,289 @@
+//! Self-play with batched evaluations: each worker thread owns a copy of
+//! the network and plays a group of games side by side. Every game's tree
+//! search stops at its next leaf, the leaves of the whole group go through
+//! the network in one call, and each search goes on with its answer.
+//!
+//! Why this shape: the network is small, so a call costs about the same for
+//! one position as for dozens, and what limits self-play on a CPU is the
+//! number of calls. A search in its own thread sending single positions to
+//! a shared inference thread gave batches of 2 to 3 positions and a thread
+//! switch per evaluation; a group of 50 games gives batches of about 40 with
+//! no switching at all.
+//!
+//! Groups are made from the game indices alone, so which games share a
+//! network call, and therefore every number the network returns, does not
+//! depend on the number of threads: the same seed gives the same games on
+//! any machine with the same libtorch.
+
+use std::ops::Range;
+
+use mancala_agents::{AgentError, Budget, Evaluator, Mcts, MctsOptions, RootNoise};
+use mancala_core::{Game, Move, Player};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::buffer::Sample;
+use crate::config::{TrainConfig, ValueTarget};
+use crate::evaluator::priors_and_value;
+use crate::net::PolicyValueNet;
+use crate::NeuralError;
+
+/// The games of a generation split into groups of at most `batch_games`,
+/// as even as can be (sizes differ by at most one).
+pub fn groups(games: usize, batch_games: usize) -> Vec<Range<usize>> {
+    if games == 0 {
+        return Vec::new();
+    }
+    let count = games.div_ceil(batch_games.max(1));
+    let (base, extra) = (games / count, games % count);
+    let mut start = 0;
+    (0..count)
+        .map(|g| {
+            let len = base + usize::from(g < extra);
+            start += len;
+            start - len..start
+        })
+        .collect()
+}
+
+/// Stands in for the network inside the tree searches: their leaves are
+/// evaluated in batches by [`play_group`], never one by one.
+struct BatchedLeaves;
+
+impl<G: Game> Evaluator<G> for BatchedLeaves {
+    fn uses_priors(&self) -> bool {
+        true
+    }
+
+    fn evaluate(
+        &mut self,
+        _game: &G,
+        _state: &G::State,
+        _rng: &mut SmallRng,
+        _priors: &mut Vec<f32>,
+    ) -> Result<f32, AgentError> {
+        Err(AgentError::Failed(
+            "self-play evaluates its leaves in batches".into(),
+        ))
+    }
+}
+
+/// One game of a group: its search, position and the samples so far.
+struct Table<G: Game> {
+    index: usize,
+    mcts: Mcts<G, BatchedLeaves>,
+    state: G::State,
+    rng: SmallRng,
+    history: Vec<(Vec<f32>, Vec<f32>, Player)>,
+}
+
+impl<G: Game> Table<G> {
+    fn new(game: &G, config: &TrainConfig, index: usize, seed: u64) -> Table<G> {
+        let options = MctsOptions {
+            budget: Budget::Sims(config.sims),
+            c: config.c_puct,
+            reuse: false,
+            ..MctsOptions::default()
+        };
+        let mut mcts = Mcts::new(options, BatchedLeaves);
+        mcts.set_root_noise(Some(RootNoise {
+            alpha: config.dirichlet_alpha,
+            epsilon: config.dirichlet_epsilon,
+        }));
+        mancala_agents::Agent::new_game(&mut mcts, seed);
+        let state = game.start();
+        mcts.begin(game, &state)
+            .expect("a game is not over at its start");
+        Table {
+            index,
+            mcts,
+            state,
+            rng: SmallRng::seed_from_u64(mancala_agents::derive_seed(seed, 7)),
+            history: Vec::new(),
+        }
+    }
+
+    /// Records the finished search as a sample and plays its move; starts
+    /// the next search unless the game is over. Returns whether it is.
+    fn play_searched_move(&mut self, game: &G, config: &TrainConfig) -> bool {
+        let mover = game.to_move(&self.state).expect("a search needs a mover");
+        let visits = self.mcts.root_visits();
+        let total: u32 = visits.iter().map(|(_, n)| n).sum::<u32>().max(1);
+        let mut policy = vec![0.0f32; game.num_actions()];
+        for (mv, n) in &visits {
+            policy[mv.action_index(game.pits())] = *n as f32 / total as f32;
+        }
+        let mut obs = vec![0.0; game.observation_len()];
+        game.observe(&self.state, &mut obs);
+        self.history.push((obs, policy, mover));
+        let mv = if (self.history.len() as u32) <= config.temperature_moves {
+            sample_by_visits(&visits, &mut self.rng)
+        } else {
+            visits
+                .iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map(|(m, _)| *m)
+                .expect("a position not over has moves")
+        };
+        game.play_unchecked(&mut self.state, mv);
+        if game.is_over(&self.state) {
+            return true;
+        }
+        self.mcts
+            .begin(game, &self.state)
+            .expect("the game is not over");
+        false
+    }
+
+    /// The training samples of the finished game.
+    fn samples(self, game: &G, config: &TrainConfig) -> Vec<Sample> {
+        let Some(outcome) = game.outcome(&self.state) else {
+            return Vec::new();
+        };
+        let half = game.total_seeds() as f32 / 2.0;
+        self.history
+            .into_iter()
+            .map(|(obs, policy, mover)| {
+                let value = match config.value_target {
+                    ValueTarget::Result => match outcome.winner() {
+                        Some(w) if w == mover => 1.0,
+                        Some(_) => -1.0,
+                        None => 0.0,
+                    },
+                    ValueTarget::Margin => {
+                        (outcome.margin_for(mover) as f32 / half).clamp(-1.0, 1.0)
+                    }
+                };
+                Sample { obs, policy, value }
+            })
+            .collect()
+    }
+}
+
+/// What a group of games produced.
+pub struct GroupResult {
+    /// Each game's index and samples, in the order the games ended.
+    pub games: Vec<(usize, Vec<Sample>)>,
+    /// Network evaluations.
+    pub evaluations: u64,
+    /// Network calls.
+    pub batches: u64,
+}
+
+/// Plays the games `indices` side by side with `net`, each seeded by
+/// `seed_of(index)`; `on_game` is called as each one ends. `None` if
+/// `stopped()` became true first.
+///
+/// # Errors
+/// [`NeuralError`] if the network fails: no game goes on with made-up values.
+pub fn play_group<G: Game>(
+    game: &G,
+    config: &TrainConfig,
+    net: &PolicyValueNet,
+    indices: Range<usize>,
+    seed_of: impl Fn(usize) -> u64,
+    stopped: impl Fn() -> bool,
+    on_game: impl Fn(),
+) -> Result<Option<GroupResult>, NeuralError> {
+    let (inputs, actions) = (net.info().shape.inputs, net.info().shape.actions);
+    if inputs != game.observation_len() || actions != game.num_actions() {
+        return Err(NeuralError::Mismatch(format!(
+            "the network takes {inputs} inputs and gives {actions} actions, the game has {} and {}",
+            game.observation_len(),
+            game.num_actions()
+        )));
+    }
+    let mut tables: Vec<Table<G>> = indices
+        .map(|i| Table::new(game, config, i, seed_of(i)))
+        .collect();
+    let mut result = GroupResult {
+        games: Vec::with_capacity(tables.len()),
+        evaluations: 0,
+        batches: 0,
+    };
+    let mut obs = vec![0.0f32; tables.len() * inputs];
+    let mut waiting: Vec<usize> = Vec::with_capacity(tables.len());
+    while !tables.is_empty() {
+        if stopped() {
+            return Ok(None);
+        }
+        // Bring every game to its next leaf; a game whose search is spent
+        // plays its move first, and a game that ends leaves the group.
+        waiting.clear();
+        let mut t = 0;
+        while t < tables.len() {
+            let table = &mut tables[t];
+            let over = loop {
+                if let Some(leaf) = table.mcts.next_leaf(game) {
+                    let row = waiting.len();
+                    game.observe(leaf, &mut obs[row * inputs..(row + 1) * inputs]);
+                    waiting.push(t);
+                    break false;
+                }
+                if table.play_searched_move(game, config) {
+                    break true;
+                }
+            };
+            if over {
+                // The last table moves into slot `t`: its leaf is not taken yet.
+                let table = tables.swap_remove(t);
+                result
+                    .games
+                    .push((table.index, table.samples(game, config)));
+                on_game();
+            } else {
+                t += 1;
+            }
+        }
+        if waiting.is_empty() {
+            continue;
+        }
+        let n = waiting.len();
+        let (logits, values) = net.infer(&obs[..n * inputs], n)?;
+        result.evaluations += n as u64;
+        result.batches += 1;
+        for (row, &t) in waiting.iter().enumerate() {
+            let logits = &logits[row * actions..(row + 1) * actions];
+            tables[t].mcts.finish_leaf(game, |state, priors| {
+                priors_and_value(game, state, logits, values[row], priors)
+            });
+        }
+    }
+    Ok(Some(result))
+}
+
+/// A move drawn in proportion to its visits (temperature 1).
+fn sample_by_visits(visits: &[(Move, u32)], rng: &mut SmallRng) -> Move {
+    let total: u32 = visits.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        return visits[rng.random_range(0..visits.len())].0;
+    }
+    let mut pick = rng.random_range(0..total);
+    for (mv, n) in visits {
+        if pick < *n {
+            return *mv;
+        }
+        pick -= n;
+    }
+    visits[visits.len() - 1].0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::groups;
+
+    #[test]
+    fn groups_cover_every_game_once_and_evenly() {
+        assert!(groups(0, 8).is_empty());
+        assert_eq!(groups(5, 8), vec![0..5]);
+        assert_eq!(groups(200, 64), vec![0..50, 50..100, 100..150, 150..200]);
+        assert_eq!(groups(10, 4), vec![0..4, 4..7, 7..10]);
+        for (games, size) in [(1, 1), (7, 3), (100, 1), (99, 50), (3, 0)] {
+            let g = groups(games, size);
+            assert_eq!(g.first().map(|r| r.start), Some(0));
+            assert_eq!(g.last().map(|r| r.end), Some(games));
+            assert!(g.windows(2).all(|w| w[0].end == w[1].start));
+            assert!(g.iter().all(|r| r.len() <= size.max(1) && !r.is_empty()));
+        }
+    }
+}
