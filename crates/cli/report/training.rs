@@ -513,7 +513,10 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
 }
 
 fn final_section(t: &TrainingFolder, names: &[String], best: Option<u32>) -> Section {
-    let Some(last) = t.generations.last() else {
+    // The last generation measured against the baselines (with
+    // `eval_every`, not every generation is).
+    let measured = t.generations.iter().rev().find(|g| !g.baselines.is_empty());
+    let Some(last) = measured.or(t.generations.last()) else {
         return Section {
             id: "final".into(),
             title: "Final evaluation".into(),

@@ -77,6 +77,9 @@ pub struct TrainConfig {
     pub eval_sims: u64,
     /// Games against each baseline per generation (0: no evaluation).
     pub eval_games: u32,
+    /// Measure against the baselines every this many generations (and at
+    /// the first): the games cost more than self-play on a small network.
+    pub eval_every: u32,
     /// Fixed opponents the best network is measured against.
     pub baselines: Vec<String>,
     /// Random opening moves of gating and evaluation games.
@@ -113,6 +116,7 @@ impl Default for TrainConfig {
             gate_threshold: 0.55,
             eval_sims: 32,
             eval_games: 20,
+            eval_every: 1,
             baselines: vec!["random".into(), "greedy".into(), "minimax:depth=2".into()],
             eval_opening_plies: 2,
             output: None,
@@ -143,7 +147,7 @@ impl TrainConfig {
             path: path.into(),
             why: format!("key `{key}`: {why}"),
         };
-        let positive: [(&str, u64); 10] = [
+        let positive: [(&str, u64); 11] = [
             ("generations", u64::from(config.generations)),
             (
                 "games_per_generation",
@@ -157,6 +161,7 @@ impl TrainConfig {
             ("hidden", config.hidden as u64),
             ("eval_sims", config.eval_sims),
             ("gate_games", u64::from(config.gate_games)),
+            ("eval_every", u64::from(config.eval_every)),
         ];
         for (key, value) in positive {
             if value == 0 {
@@ -200,14 +205,15 @@ impl TrainConfig {
     }
 
     /// The settings that must not change when a run is resumed (every one
-    /// but the stopping rules, the worker count, the self-play group size
-    /// and the output folder).
+    /// but the stopping rules, the worker count, the self-play group size,
+    /// how often the baselines are played, and the output folder).
     pub fn resume_identity(&self) -> TrainConfig {
         TrainConfig {
             generations: 0,
             time_limit: None,
             workers: 0,
             batch_games: 0,
+            eval_every: 0,
             output: None,
             ..self.clone()
         }

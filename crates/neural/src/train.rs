@@ -304,7 +304,7 @@ impl<'a, G: Game> Trainer<'a, G> {
         }
         if state.config.resume_identity() != self.config.resume_identity() {
             return Err(bad(
-                "the config changed since the checkpoint (only generations, time_limit, workers and output may change)".into(),
+                "the config changed since the checkpoint (only generations, time_limit, workers, batch_games, eval_every and output may change)".into(),
             ));
         }
         let load_net = |name: &str| -> Result<PolicyValueNet, NeuralError> {
@@ -414,7 +414,8 @@ impl<'a, G: Game> Trainer<'a, G> {
                 self.best = candidate;
             }
             let mut baselines = Vec::new();
-            if self.config.eval_games > 0 {
+            let every = self.config.eval_every.max(1);
+            if self.config.eval_games > 0 && (generation - 1).is_multiple_of(every) {
                 for (k, baseline) in self.config.baselines.clone().iter().enumerate() {
                     let spec: AgentSpec = baseline.parse()?;
                     let s = self.score(
