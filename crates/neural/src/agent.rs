@@ -1,5 +1,6 @@
 //! The `neural` agent: `neural:model=PATH,sims=200` (PUCT guided by the
-//! network) or `neural:model=PATH,sims=0` (the raw policy's best move).
+//! network), `neural:model=PATH,time=100ms` (PUCT for a time per move) or
+//! `neural:model=PATH,sims=0` (the raw policy's best move).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,6 +24,8 @@ pub struct NeuralSpec {
     pub model: PathBuf,
     /// Simulations per move; 0 plays the raw policy.
     pub sims: u64,
+    /// A time per move instead of a simulation count.
+    pub time: Option<std::time::Duration>,
     /// PUCT exploration constant.
     pub c: f64,
     bytes: Arc<Vec<u8>>,
@@ -31,18 +34,22 @@ pub struct NeuralSpec {
 
 impl PartialEq for NeuralSpec {
     fn eq(&self, other: &Self) -> bool {
-        self.model == other.model && self.sims == other.sims && self.c == other.c
+        self.model == other.model
+            && self.sims == other.sims
+            && self.time == other.time
+            && self.c == other.c
     }
 }
 
 impl NeuralSpec {
-    /// Reads `model` (required), `sims` (default 200) and `c`, and loads the model.
+    /// Reads `model` (required), `sims` (default 200) or `time`, and `c`,
+    /// and loads the model.
     ///
     /// # Errors
     /// [`NeuralError::Spec`] for a bad option, [`NeuralError::BadModel`] or
     /// [`NeuralError::Io`] for a model that cannot be used.
     pub fn from_spec(spec: &Spec) -> Result<NeuralSpec, NeuralError> {
-        spec.check_keys(&["model", "sims", "c"])?;
+        spec.check_keys(&["model", "sims", "time", "c"])?;
         let model = spec.get("model").ok_or_else(|| {
             bad_value(
                 "model",
@@ -51,7 +58,20 @@ impl NeuralSpec {
             )
         })?;
         let model = PathBuf::from(model);
-        let sims = spec.get_int("sims", 0..=10_000_000)?.unwrap_or(200);
+        let given_sims = spec.get_int("sims", 0..=10_000_000)?;
+        let time = match spec.get("time") {
+            None => None,
+            Some(_) if given_sims.is_some() => {
+                return Err(bad_value(
+                    "time",
+                    spec.get("time").unwrap_or_default(),
+                    "only one budget: 'sims' is already given",
+                )
+                .into())
+            }
+            Some(t) => Some(mancala_agents::parse_duration("time", t)?),
+        };
+        let sims = given_sims.unwrap_or(200);
         let c = spec.get_float("c", 0.0..=100.0)?.unwrap_or(DEFAULT_C_PUCT);
         let bytes = std::fs::read(&model).map_err(|e| NeuralError::io(&model, e))?;
         let net = PolicyValueNet::from_bytes(&bytes, Device::Cpu).map_err(|e| match e {
@@ -65,6 +85,7 @@ impl NeuralSpec {
             info: net.info().clone(),
             model,
             sims,
+            time,
             c,
             bytes: Arc::new(bytes),
         })
@@ -75,6 +96,7 @@ impl NeuralSpec {
         NeuralSpec {
             model: PathBuf::from("(in memory)"),
             sims,
+            time: None,
             c,
             bytes,
             info,
@@ -106,6 +128,15 @@ impl NeuralSpec {
         Ok(())
     }
 
+    /// The search budget: a time, a simulation count, or `Sims(0)` for the
+    /// raw policy.
+    pub fn budget(&self) -> Budget {
+        match self.time {
+            Some(t) => Budget::Time(t),
+            None => Budget::Sims(self.sims),
+        }
+    }
+
     /// Builds the agent; a model that fails to load gives an agent whose
     /// every move is an error (so a tournament scores it as forfeits).
     pub fn build<G: Game>(&self) -> Box<dyn Agent<G>> {
@@ -113,7 +144,7 @@ impl NeuralSpec {
             Ok(net) => Box::new(NeuralAgent::<G>::new(
                 self.to_string(),
                 net,
-                self.sims,
+                self.budget(),
                 self.c,
             )),
             Err(e) => Box::new(BrokenAgent(self.to_string(), e.to_string())),
@@ -123,12 +154,11 @@ impl NeuralSpec {
 
 impl std::fmt::Display for NeuralSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "neural:model={},sims={}",
-            self.model.display(),
-            self.sims
-        )?;
+        write!(f, "neural:model={}", self.model.display())?;
+        match self.time {
+            Some(t) => write!(f, ",time={}", mancala_agents::format_duration(t))?,
+            None => write!(f, ",sims={}", self.sims)?,
+        }
         if self.c != DEFAULT_C_PUCT {
             write!(f, ",c={}", self.c)?;
         }
@@ -145,10 +175,11 @@ pub struct NeuralAgent<G: Game> {
 }
 
 impl<G: Game> NeuralAgent<G> {
-    /// An agent over `net` with `sims` simulations per move (0: raw policy).
-    pub fn new(name: String, net: PolicyValueNet, sims: u64, c: f64) -> NeuralAgent<G> {
+    /// An agent over `net` searching within `budget` per move
+    /// (`Budget::Sims(0)`: the raw policy).
+    pub fn new(name: String, net: PolicyValueNet, budget: Budget, c: f64) -> NeuralAgent<G> {
         let evaluator = LocalEvaluator::new(net);
-        if sims == 0 {
+        if budget == Budget::Sims(0) {
             return NeuralAgent {
                 name,
                 search: None,
@@ -157,7 +188,7 @@ impl<G: Game> NeuralAgent<G> {
             };
         }
         let options = MctsOptions {
-            budget: Budget::Sims(sims),
+            budget,
             c,
             reuse: true,
             ..MctsOptions::default()

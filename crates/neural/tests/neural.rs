@@ -113,29 +113,73 @@ fn damaged_or_foreign_models_are_clear_errors() {
     ));
 }
 
-#[test]
-fn neural_agents_play_legal_moves_with_and_without_search() {
-    let mut game = KalahRules::default();
-    game.pie = true;
+/// Plays whole games of `game` with an untrained network of its shape,
+/// under every kind of budget: every move must be legal.
+fn plays_legally<G: Game>(game: &G, spec: &str) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.ot");
-    PolicyValueNet::new(info_for(&game, "kalah:pie=true", 16, 1), Device::Cpu, 3)
+    PolicyValueNet::new(info_for(game, spec, 16, 1), Device::Cpu, 3)
         .save(&path)
         .unwrap();
-    for sims in [0, 16] {
-        let spec = mancala_core::spec::Spec::parse(&format!(
-            "neural:model={},sims={sims}",
-            path.display()
-        ))
-        .unwrap();
-        let mut agent = NeuralSpec::from_spec(&spec).unwrap().build::<KalahRules>();
-        agent.new_game(1);
-        let mut state = game.start();
-        while !game.is_over(&state) {
-            let mv = agent.choose(&game, &state).unwrap();
-            game.try_play(&mut state, mv).unwrap();
+    for budget in ["sims=0", "sims=16", "time=2ms"] {
+        let text = format!("neural:model={},{budget}", path.display());
+        let neural =
+            NeuralSpec::from_spec(&mancala_core::spec::Spec::parse(&text).unwrap()).unwrap();
+        // The spec names itself as it was written.
+        assert_eq!(neural.to_string(), text);
+        let mut agent = neural.build::<G>();
+        for seed in 1..=2 {
+            agent.new_game(seed);
+            let mut state = game.start();
+            while !game.is_over(&state) {
+                let mv = agent.choose(game, &state).unwrap();
+                game.try_play(&mut state, mv).unwrap();
+            }
         }
     }
+}
+
+#[test]
+fn neural_agents_play_legal_moves_on_every_game() {
+    for text in [
+        "kalah:pie=true",
+        "kalah:pits=4,seeds=3,empty_capture=true",
+        "oware:pits=5,seeds=3",
+        "congkak:pits=4,seeds=3",
+        "congkak:pits=4,seeds=2,rounds=many,max_rounds=3",
+    ] {
+        match text.parse::<GameSpec>().unwrap() {
+            GameSpec::Kalah(g) => plays_legally(&g, text),
+            GameSpec::Oware(g) => plays_legally(&g, text),
+            GameSpec::Congkak(g) => plays_legally(&g, text),
+        }
+    }
+}
+
+#[test]
+fn neural_specs_take_one_budget() {
+    let game = KalahRules::default();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.ot");
+    PolicyValueNet::new(info_for(&game, "kalah", 16, 1), Device::Cpu, 3)
+        .save(&path)
+        .unwrap();
+    let spec = |rest: &str| {
+        let text = format!("neural:model={},{rest}", path.display());
+        NeuralSpec::from_spec(&mancala_core::spec::Spec::parse(&text).unwrap())
+    };
+    assert_eq!(
+        spec("time=100ms").unwrap().budget(),
+        mancala_agents::Budget::Time(std::time::Duration::from_millis(100))
+    );
+    assert_eq!(
+        spec("sims=5").unwrap().budget(),
+        mancala_agents::Budget::Sims(5)
+    );
+    let e = spec("sims=5,time=1s").unwrap_err().to_string();
+    assert!(e.contains("only one budget"), "{e}");
+    let e = spec("time=soon").unwrap_err().to_string();
+    assert!(e.contains("time"), "{e}");
 }
 
 fn tiny_config(dir: &std::path::Path) -> TrainConfig {
