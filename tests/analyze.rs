@@ -485,3 +485,114 @@ fn fair_starts_are_worth_zero_by_the_solver() {
     assert_eq!(set["fair_two_seeds"], 0);
     assert_eq!(set["fair_one_seed"], set["fair_count"]);
 }
+
+/// `analyze exact-positions` solves positions of real games, and `analyze
+/// accuracy` measures agents on them: `perfect` always chooses a best
+/// move, and every value agrees with `mancala solve` on that position.
+#[test]
+fn exact_positions_are_solved_and_perfect_play_agrees_with_them() {
+    let dir = TempDir::new().unwrap();
+    let set = dir.path().join("set.json");
+    let set_s = set.to_str().unwrap();
+    let game = "kalah:pits=3,seeds=3";
+    ok(&[
+        "analyze",
+        "exact-positions",
+        "--game",
+        game,
+        "--count",
+        "12",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--seed",
+        "5",
+        "--tt",
+        "16",
+        "-t",
+        "2",
+        "-q",
+        "--out",
+        set_s,
+    ]);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&set).unwrap()).unwrap();
+    assert_eq!(v["game"], game);
+    let positions = v["positions"].as_array().unwrap();
+    assert!(positions.len() >= 10, "{} positions", positions.len());
+    for p in positions.iter().take(4) {
+        let text = p["position"].as_str().unwrap();
+        let best = p["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["value"].as_i64().unwrap())
+            .max()
+            .unwrap();
+        assert_eq!(best, solve_value(game, Some(text)), "{text}");
+        // Taken after the two random opening moves.
+        assert!(p["ply"].as_u64().unwrap() >= 2);
+    }
+    // The same seed gives the same set, whatever the thread count.
+    let again = dir.path().join("again.json");
+    ok(&[
+        "analyze",
+        "exact-positions",
+        "--game",
+        game,
+        "--count",
+        "12",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--seed",
+        "5",
+        "--tt",
+        "16",
+        "-t",
+        "1",
+        "-q",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    let w: Value = serde_json::from_str(&fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(v["positions"], w["positions"]);
+
+    let o = ok(&[
+        "analyze",
+        "accuracy",
+        "--positions",
+        set_s,
+        "--agent",
+        "perfect",
+        "--agent",
+        "random",
+        "--json",
+    ]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let perfect = &r["agents"][0];
+    assert_eq!(perfect["agent"], "perfect");
+    assert_eq!(perfect["top1"], 1.0);
+    assert_eq!(perfect["mean_loss"], 0.0);
+    assert_eq!(
+        perfect["positions"].as_u64().unwrap() as usize,
+        positions.len()
+    );
+    let random = &r["agents"][1];
+    assert!(random["top1"].as_f64().unwrap() < 1.0, "{random}");
+    assert!(random["mean_loss"].as_f64().unwrap() > 0.0, "{random}");
+
+    // A damaged set is a clear error.
+    fs::write(&set, "{\"game\": \"kalah\"").unwrap();
+    let o = mancala(&[
+        "analyze",
+        "accuracy",
+        "--positions",
+        set_s,
+        "--agent",
+        "greedy",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("set.json"), "{}", stderr(&o));
+}

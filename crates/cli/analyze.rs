@@ -9,6 +9,9 @@
 //! - `analyze fair`: starting positions one or two seeds away from the
 //!   standard one whose perfect-play value is 0 (Neller's FairKalah idea),
 //!   in the `fair` submodule.
+//! - `analyze exact-positions` and `analyze accuracy`: a set of positions
+//!   from real games with every move's exact value, and how close agents
+//!   come to perfect play on it, in the `exact` submodule.
 //!
 //! See `docs/analysis.md`.
 
@@ -34,6 +37,7 @@ use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver, SolverO
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+mod exact;
 mod fair;
 
 use crate::agents::AnyAgentSpec;
@@ -57,6 +61,12 @@ enum AnalyzeCommand {
     /// Fair starting positions: one or two seeds moved from the standard
     /// start, with a perfect-play value of 0 (FairKalah).
     Fair(fair::FairArgs),
+    /// A yardstick: positions from real Kalah games with the exact value of
+    /// every move, written as JSON for `analyze accuracy` and training.
+    ExactPositions(exact::ExactPositionsArgs),
+    /// How close agents come to perfect play on a set of exact positions:
+    /// how often they choose a best move, and the margin they give away.
+    Accuracy(exact::AccuracyArgs),
 }
 
 /// `mancala analyze`.
@@ -64,6 +74,8 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     match &args.command {
         AnalyzeCommand::FirstMove(a) => first_move(a),
         AnalyzeCommand::Fair(a) => fair::run(a),
+        AnalyzeCommand::ExactPositions(a) => exact::exact_positions(a),
+        AnalyzeCommand::Accuracy(a) => exact::accuracy(a),
     }
 }
 

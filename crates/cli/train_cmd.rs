@@ -162,7 +162,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             TrainEvent::SelfPlayGame => bar.inc(1),
             // Shown even without a terminal: one line per generation.
             TrainEvent::Done(row) => bar.suspend(|| eprintln!(
-                "generation {:>3}  {:>7.0} s  positions {:>6}  loss policy {:.3} value {:.3}  gate {:.2}{}  {}",
+                "generation {:>3}  {:>7.0} s  positions {:>6}  loss policy {:.3} value {:.3}  gate {:.2}{}{}  {}",
                 row.generation,
                 row.elapsed_s,
                 row.positions,
@@ -170,6 +170,10 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 row.value_loss,
                 row.gate_score,
                 if row.promoted { " (new best)" } else { "" },
+                match (row.exact_top1, row.exact_loss) {
+                    (Some(top1), Some(loss)) => format!("  perfect-play agreement {:.1}% (loss {loss:.2})", 100.0 * top1),
+                    _ => String::new(),
+                },
                 row.baselines
             )),
         })?;

@@ -86,6 +86,10 @@ pub struct TrainConfig {
     pub eval_opening_plies: u32,
     /// Output folder (default `results/<name>`).
     pub output: Option<PathBuf>,
+    /// A set of positions with exact move values for this game (`mancala
+    /// analyze exact-positions`): each generation then logs how the newly
+    /// trained network's raw policy and value compare with perfect play.
+    pub exact_positions: Option<PathBuf>,
 }
 
 impl Default for TrainConfig {
@@ -120,6 +124,7 @@ impl Default for TrainConfig {
             baselines: vec!["random".into(), "greedy".into(), "minimax:depth=2".into()],
             eval_opening_plies: 2,
             output: None,
+            exact_positions: None,
         }
     }
 }
@@ -206,7 +211,8 @@ impl TrainConfig {
 
     /// The settings that must not change when a run is resumed (every one
     /// but the stopping rules, the worker count, the self-play group size,
-    /// how often the baselines are played, and the output folder).
+    /// the measurements (how often the baselines are played, the exact
+    /// positions) and the output folder).
     pub fn resume_identity(&self) -> TrainConfig {
         TrainConfig {
             generations: 0,
@@ -215,6 +221,7 @@ impl TrainConfig {
             batch_games: 0,
             eval_every: 0,
             output: None,
+            exact_positions: None,
             ..self.clone()
         }
     }

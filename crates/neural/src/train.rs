@@ -20,13 +20,15 @@ use mancala_arena::{
     pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions,
 };
 use mancala_core::Game;
+use mancala_solver::positions::{Agreement, ExactPositions};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 
 use crate::buffer::{ReplayBuffer, Sample};
-use crate::config::TrainConfig;
+use crate::config::{TrainConfig, ValueTarget};
+use crate::evaluator::priors_and_value;
 use crate::net::{ModelInfo, NetShape, PolicyValueNet};
 use crate::{selfplay, NeuralError, NeuralSpec};
 
@@ -86,6 +88,19 @@ pub struct GenerationLog {
     /// Seconds of gating and baseline games.
     #[serde(default)]
     pub eval_s: f64,
+    /// With `exact_positions`: the fraction of those positions where the
+    /// newly trained network's raw policy prefers a best move.
+    #[serde(default)]
+    pub exact_top1: Option<f64>,
+    /// With `exact_positions`: the mean final margin its preferred move
+    /// gives away against perfect play, in seeds.
+    #[serde(default)]
+    pub exact_loss: Option<f64>,
+    /// With `exact_positions` and `value_target = "margin"`: the mean
+    /// difference between its value head's margin and the exact value, in
+    /// seeds.
+    #[serde(default)]
+    pub exact_value_error: Option<f64>,
 }
 
 /// What a round of self-play cost (`mancala train --bench`).
@@ -227,6 +242,8 @@ pub struct Trainer<'a, G: Game> {
     buffer: ReplayBuffer,
     generation: u32,
     elapsed_before: f64,
+    /// The positions of `exact_positions`, read and checked once.
+    exact: Option<(ExactPositions, Vec<G::State>)>,
 }
 
 impl<'a, G: Game> Trainer<'a, G> {
@@ -256,6 +273,10 @@ impl<'a, G: Game> Trainer<'a, G> {
         let adam = Adam::new(&net);
         let buffer = ReplayBuffer::new(info.shape.inputs, info.shape.actions, config.buffer_size);
         let best = Arc::new(net.to_bytes()?);
+        let exact = match &config.exact_positions {
+            Some(path) => Some(load_exact(game, game_spec, path)?),
+            None => None,
+        };
         let mut trainer = Trainer {
             game,
             game_spec: game_spec.to_string(),
@@ -268,6 +289,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             buffer,
             generation: 0,
             elapsed_before: 0.0,
+            exact,
         };
         let checkpoint = dir.join("checkpoint");
         if resume {
@@ -396,6 +418,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             let t0 = Instant::now();
             let (policy_loss, value_loss) = self.train_steps(generation);
             let train_s = t0.elapsed().as_secs_f64();
+            let exact = self.exact_scores()?;
             let t0 = Instant::now();
             let candidate = Arc::new(self.net.to_bytes()?);
             let gate_score = self.score(
@@ -452,6 +475,9 @@ impl<'a, G: Game> Trainer<'a, G> {
                 evals_per_s: evaluations as f64 / selfplay_s.max(f64::MIN_POSITIVE),
                 train_s,
                 eval_s: t0.elapsed().as_secs_f64(),
+                exact_top1: exact.map(|e| e.0.top1()),
+                exact_loss: exact.map(|e| e.0.mean_loss()),
+                exact_value_error: exact.and_then(|e| e.1),
             };
             self.append_log(&row)?;
             self.save_checkpoint(elapsed_s)?;
@@ -637,6 +663,56 @@ impl<G: Game> Trainer<'_, G> {
         (pl / n, vl / n)
     }
 
+    /// How the network in training compares with perfect play on the exact
+    /// positions: its raw policy's agreement, and (with margin targets) its
+    /// value head's mean error in seeds. `None` without exact positions.
+    fn exact_scores(&self) -> Result<Option<(Agreement, Option<f64>)>, NeuralError> {
+        let Some((set, states)) = &self.exact else {
+            return Ok(None);
+        };
+        let game = self.game;
+        let inputs = game.observation_len();
+        let mut obs = vec![0.0f32; states.len() * inputs];
+        for (i, state) in states.iter().enumerate() {
+            game.observe(state, &mut obs[i * inputs..(i + 1) * inputs]);
+        }
+        let (logits, values) = self.net.infer(&obs, states.len())?;
+        let actions = game.num_actions();
+        let half = game.total_seeds() as f64 / 2.0;
+        let mut agreement = Agreement::default();
+        let mut value_error = 0.0;
+        let mut priors = Vec::new();
+        for (i, (state, position)) in states.iter().zip(&set.positions).enumerate() {
+            let zero_score = priors_and_value(
+                game,
+                state,
+                &logits[i * actions..(i + 1) * actions],
+                values[i],
+                &mut priors,
+            );
+            let legal = game.legal_moves(state);
+            let choice = (0..priors.len())
+                .max_by(|&a, &b| priors[a].total_cmp(&priors[b]).then(b.cmp(&a)))
+                .expect("exact positions are not over");
+            let loss = position.loss(legal.nth(choice)).ok_or_else(|| {
+                NeuralError::Mismatch(format!(
+                    "exact position {} has no value for one of its legal moves",
+                    i + 1
+                ))
+            })?;
+            agreement.add(loss);
+            let mover_score = match game.to_move(state) {
+                Some(mancala_core::Player::ONE) => 1.0 - f64::from(zero_score),
+                _ => f64::from(zero_score),
+            };
+            let margin = (2.0 * mover_score - 1.0) * half;
+            value_error += (margin - f64::from(position.value())).abs();
+        }
+        let value_error = (self.config.value_target == ValueTarget::Margin)
+            .then(|| value_error / states.len().max(1) as f64);
+        Ok(Some((agreement, value_error)))
+    }
+
     /// The score of `candidate` in paired games (seats swapped) against the
     /// best network or a classical agent.
     fn score(
@@ -702,6 +778,41 @@ impl<G: Game> Trainer<'_, G> {
         let points = points.into_inner().unwrap_or_else(|p| p.into_inner());
         Ok(points / f64::from(games))
     }
+}
+
+/// Reads the exact positions at `path` and checks that they are positions
+/// of `game` (spec `game_spec`).
+fn load_exact<G: Game>(
+    game: &G,
+    game_spec: &str,
+    path: &Path,
+) -> Result<(ExactPositions, Vec<G::State>), NeuralError> {
+    let bad = |why: String| NeuralError::Config {
+        path: path.display().to_string(),
+        why: format!("key `exact_positions`: {why}"),
+    };
+    let set = ExactPositions::load(path).map_err(|e| bad(e.to_string()))?;
+    let same_game = set
+        .game
+        .parse::<mancala_core::GameSpec>()
+        .is_ok_and(|g| g.to_string() == game_spec);
+    if !same_game {
+        return Err(bad(format!(
+            "the positions are of {}, the run trains {game_spec}",
+            set.game
+        )));
+    }
+    let mut states = Vec::with_capacity(set.positions.len());
+    for (i, p) in set.positions.iter().enumerate() {
+        let state = game
+            .parse_position(&p.position)
+            .map_err(|e| bad(format!("position {}: {e}", i + 1)))?;
+        if game.is_over(&state) {
+            return Err(bad(format!("position {} is a finished game", i + 1)));
+        }
+        states.push(state);
+    }
+    Ok((set, states))
 }
 
 /// Rewrites a log written by an older version (fewer columns) with

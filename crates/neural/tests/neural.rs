@@ -528,3 +528,120 @@ fn a_run_interrupted_mid_generation_resumes_as_if_never_stopped() {
         assert_eq!(same(x), same(y));
     }
 }
+
+/// With `exact_positions`, each generation logs how the network just
+/// trained compares with perfect play: the same numbers as its raw policy
+/// playing those positions as an agent.
+#[test]
+fn training_logs_agreement_with_perfect_play() {
+    use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
+    use mancala_solver::{Solver, SolverOptions};
+
+    let dir = tempfile::tempdir().unwrap();
+    let game = KalahRules::new(4, 2).unwrap();
+    let spec = "kalah:pits=4,seeds=2";
+    // Positions of seeded random games, solved.
+    let solver = Solver::new(game, &SolverOptions::small()).unwrap();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
+    let mut positions = Vec::new();
+    for _ in 0..12 {
+        let mut state = game.start();
+        let mut ply = 0;
+        while !game.is_over(&state) {
+            if rand::Rng::random_range(&mut rng, 0..3) == 0 {
+                let moves = solver
+                    .move_values(&state, 1, mancala_agents::StopCondition::NEVER)
+                    .unwrap();
+                positions.push(ExactPosition {
+                    position: game.setup(&state).to_string(),
+                    ply,
+                    moves,
+                });
+            }
+            let legal = game.legal_moves(&state);
+            game.play_unchecked(
+                &mut state,
+                legal.nth(rand::Rng::random_range(&mut rng, 0..legal.len())),
+            );
+            ply += 1;
+        }
+    }
+    assert!(positions.len() >= 5, "{} positions", positions.len());
+    let set_path = dir.path().join("exact.json");
+    let set = ExactPositions {
+        game: spec.into(),
+        made_by: "test".into(),
+        positions,
+    };
+    set.save(&set_path).unwrap();
+
+    let config = TrainConfig {
+        exact_positions: Some(set_path.clone()),
+        value_target: mancala_neural::ValueTarget::Margin,
+        ..tiny_config(dir.path())
+    };
+    let never = AtomicBool::new(false);
+    let mut trainer =
+        Trainer::new(&game, spec, config.clone(), dir.path(), Device::Cpu, false).unwrap();
+    trainer.run(&never, &|_| {}).unwrap();
+    let rows: Vec<GenerationLog> = csv::Reader::from_path(dir.path().join("log.csv"))
+        .unwrap()
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let row = &rows[0];
+
+    // The network trained in generation 1 is the checkpoint's net.ot.
+    let model = dir.path().join("checkpoint/net.ot");
+    let neural = NeuralSpec::from_spec(
+        &mancala_core::spec::Spec::parse(&format!("neural:model={},sims=0", model.display()))
+            .unwrap(),
+    )
+    .unwrap();
+    let mut agent = neural.build::<KalahRules>();
+    let mut expected = Agreement::default();
+    for p in &set.positions {
+        let state = game.parse_position(&p.position).unwrap();
+        let mv = agent.choose(&game, &state).unwrap();
+        expected.add(p.loss(mv).unwrap());
+    }
+    assert_eq!(row.exact_top1, Some(expected.top1()));
+    assert_eq!(row.exact_loss, Some(expected.mean_loss()));
+    // The value head gives the mover's margin over half the seeds.
+    let net = PolicyValueNet::load(&model, Device::Cpu).unwrap();
+    let half = game.total_seeds() as f64 / 2.0;
+    let mut error = 0.0;
+    for p in &set.positions {
+        let state = game.parse_position(&p.position).unwrap();
+        let mut obs = vec![0.0; game.observation_len()];
+        game.observe(&state, &mut obs);
+        let (_, value) = net.infer(&obs, 1).unwrap();
+        error += (f64::from(value[0].clamp(-1.0, 1.0)) * half - f64::from(p.value())).abs();
+    }
+    let error = error / set.positions.len() as f64;
+    let logged = row
+        .exact_value_error
+        .expect("margin targets give a value error");
+    assert!(
+        (logged - error).abs() < 1e-4,
+        "logged {logged}, recomputed {error}"
+    );
+
+    // A set of another game is refused before any training.
+    let other = TrainConfig {
+        game: "kalah:pits=5,seeds=2".into(),
+        ..config
+    };
+    let five = KalahRules::new(5, 2).unwrap();
+    let e = Trainer::new(
+        &five,
+        "kalah:pits=5,seeds=2",
+        other,
+        &dir.path().join("x"),
+        Device::Cpu,
+        false,
+    )
+    .err()
+    .expect("refused");
+    assert!(e.to_string().contains("exact_positions"), "{e}");
+}

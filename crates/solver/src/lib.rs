@@ -36,6 +36,7 @@ pub mod congkak;
 pub mod endgame;
 mod hugepages;
 pub mod oware;
+pub mod positions;
 mod search;
 pub mod table;
 mod view;
@@ -46,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
 use mancala_core::{Game, KalahRules, KalahState, Move, Player};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use agent::{Perfect, PerfectSpec};
@@ -135,18 +136,13 @@ impl SolverOptions {
 }
 
 /// A move and its value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MoveValue {
-    /// The move.
-    #[serde(serialize_with = "as_text")]
+    /// The move (as text: a pit number from 1, or `swap`).
     pub mv: Move,
     /// The final margin for the position's mover after this move and
     /// perfect play.
     pub value: i32,
-}
-
-fn as_text<S: serde::Serializer>(mv: &Move, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&mv.to_string())
 }
 
 /// What solving cost.
