@@ -321,9 +321,28 @@ fn training_configs_are_checked() {
     assert!(e.to_string().contains("simulations"), "{e}");
     let e = TrainConfig::parse("time_limit = \"soon\"\n", "t.toml").unwrap_err();
     assert!(e.to_string().contains("time_limit"), "{e}");
-    let shipped =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/train-kalah.toml");
-    TrainConfig::load(&shipped).unwrap();
+    // Every shipped training config loads, and names a game that exists.
+    let configs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut shipped = 0;
+    for entry in std::fs::read_dir(&configs).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("train-") && name.ends_with(".toml") {
+            let config = TrainConfig::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            config
+                .game
+                .parse::<GameSpec>()
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Some(set) = &config.exact_positions {
+                // Paths in configs are relative to the repository root.
+                let set = configs.join("..").join(set);
+                mancala_solver::positions::ExactPositions::load(&set)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+            shipped += 1;
+        }
+    }
+    assert!(shipped >= 4, "{shipped} training configs");
 }
 
 #[test]
