@@ -495,28 +495,32 @@ fn exact_positions_are_solved_and_perfect_play_agrees_with_them() {
     let set = dir.path().join("set.json");
     let set_s = set.to_str().unwrap();
     let game = "kalah:pits=3,seeds=3";
-    ok(&[
-        "analyze",
-        "exact-positions",
-        "--game",
-        game,
-        "--count",
-        "12",
-        "--agent",
-        "greedy",
-        "--agent",
-        "random",
-        "--seed",
-        "5",
-        "--tt",
-        "16",
-        "-t",
-        "2",
-        "-q",
-        "--out",
-        set_s,
-    ]);
-    let v: Value = serde_json::from_str(&fs::read_to_string(&set).unwrap()).unwrap();
+    // Twelve games of greedy and random players, seed 5, on `threads` threads.
+    let make = |out: &Path, threads: &str| {
+        ok(&[
+            "analyze",
+            "exact-positions",
+            "--game",
+            game,
+            "--count",
+            "12",
+            "--agent",
+            "greedy",
+            "--agent",
+            "random",
+            "--seed",
+            "5",
+            "--tt",
+            "16",
+            "-t",
+            threads,
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        serde_json::from_str::<Value>(&fs::read_to_string(out).unwrap()).unwrap()
+    };
+    let v = make(&set, "2");
     assert_eq!(v["game"], game);
     let positions = v["positions"].as_array().unwrap();
     assert!(positions.len() >= 10, "{} positions", positions.len());
@@ -534,29 +538,7 @@ fn exact_positions_are_solved_and_perfect_play_agrees_with_them() {
         assert!(p["ply"].as_u64().unwrap() >= 2);
     }
     // The same seed gives the same set, whatever the thread count.
-    let again = dir.path().join("again.json");
-    ok(&[
-        "analyze",
-        "exact-positions",
-        "--game",
-        game,
-        "--count",
-        "12",
-        "--agent",
-        "greedy",
-        "--agent",
-        "random",
-        "--seed",
-        "5",
-        "--tt",
-        "16",
-        "-t",
-        "1",
-        "-q",
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    let w: Value = serde_json::from_str(&fs::read_to_string(&again).unwrap()).unwrap();
+    let w = make(&dir.path().join("again.json"), "1");
     assert_eq!(v["positions"], w["positions"]);
 
     let o = ok(&[

@@ -69,7 +69,7 @@ impl<G: Game> Evaluator<G> for BatchedLeaves {
 }
 
 /// One game of a group: its search, position and the samples so far.
-struct Table<G: Game> {
+struct GameInProgress<G: Game> {
     index: usize,
     mcts: Mcts<G, BatchedLeaves>,
     state: G::State,
@@ -77,8 +77,8 @@ struct Table<G: Game> {
     history: Vec<(Vec<f32>, Vec<f32>, Player)>,
 }
 
-impl<G: Game> Table<G> {
-    fn new(game: &G, config: &TrainConfig, index: usize, seed: u64) -> Table<G> {
+impl<G: Game> GameInProgress<G> {
+    fn new(game: &G, config: &TrainConfig, index: usize, seed: u64) -> GameInProgress<G> {
         let options = MctsOptions {
             budget: Budget::Sims(config.sims),
             c: config.c_puct,
@@ -94,7 +94,7 @@ impl<G: Game> Table<G> {
         let state = game.start();
         mcts.begin(game, &state)
             .expect("a game is not over at its start");
-        Table {
+        GameInProgress {
             index,
             mcts,
             state,
@@ -193,17 +193,17 @@ pub fn play_group<G: Game>(
             game.num_actions()
         )));
     }
-    let mut tables: Vec<Table<G>> = indices
-        .map(|i| Table::new(game, config, i, seed_of(i)))
+    let mut playing: Vec<GameInProgress<G>> = indices
+        .map(|i| GameInProgress::new(game, config, i, seed_of(i)))
         .collect();
     let mut result = GroupResult {
-        games: Vec::with_capacity(tables.len()),
+        games: Vec::with_capacity(playing.len()),
         evaluations: 0,
         batches: 0,
     };
-    let mut obs = vec![0.0f32; tables.len() * inputs];
-    let mut waiting: Vec<usize> = Vec::with_capacity(tables.len());
-    while !tables.is_empty() {
+    let mut obs = vec![0.0f32; playing.len() * inputs];
+    let mut waiting: Vec<usize> = Vec::with_capacity(playing.len());
+    while !playing.is_empty() {
         if stopped() {
             return Ok(None);
         }
@@ -211,25 +211,23 @@ pub fn play_group<G: Game>(
         // plays its move first, and a game that ends leaves the group.
         waiting.clear();
         let mut t = 0;
-        while t < tables.len() {
-            let table = &mut tables[t];
+        while t < playing.len() {
+            let one = &mut playing[t];
             let over = loop {
-                if let Some(leaf) = table.mcts.next_leaf(game) {
+                if let Some(leaf) = one.mcts.next_leaf(game) {
                     let row = waiting.len();
                     game.observe(leaf, &mut obs[row * inputs..(row + 1) * inputs]);
                     waiting.push(t);
                     break false;
                 }
-                if table.play_searched_move(game, config) {
+                if one.play_searched_move(game, config) {
                     break true;
                 }
             };
             if over {
-                // The last table moves into slot `t`: its leaf is not taken yet.
-                let table = tables.swap_remove(t);
-                result
-                    .games
-                    .push((table.index, table.samples(game, config)));
+                // The last game moves into slot `t`: its leaf is not taken yet.
+                let one = playing.swap_remove(t);
+                result.games.push((one.index, one.samples(game, config)));
                 on_game();
             } else {
                 t += 1;
@@ -244,7 +242,7 @@ pub fn play_group<G: Game>(
         result.batches += 1;
         for (row, &t) in waiting.iter().enumerate() {
             let logits = &logits[row * actions..(row + 1) * actions];
-            tables[t].mcts.finish_leaf(game, |state, priors| {
+            playing[t].mcts.finish_leaf(game, |state, priors| {
                 priors_and_value(game, state, logits, values[row], priors)
             });
         }
