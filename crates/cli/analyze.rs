@@ -652,10 +652,7 @@ fn solve_kalah(
     threads: usize,
 ) -> Result<(Exact, Option<BoardSolver>)> {
     let options = solver_options(rules, args.tt, args.db_seeds)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    let pool = crate::thread_pool(threads)?;
     let solver = pool
         .install(|| Solver::new(*rules, &options))
         .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;

@@ -75,6 +75,14 @@ pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
     wanted.min(most).min(jobs.max(1))
 }
 
+/// A rayon pool of `threads` threads.
+pub fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))
+}
+
 /// Parses `--threads`: a whole number from 1 to the configs' limit.
 pub fn parse_threads(text: &str) -> Result<usize, String> {
     let max = mancala_arena::config::MAX_THREADS;

@@ -121,10 +121,7 @@ pub fn database_note(rules: &KalahRules, options: &SolverOptions) -> Option<Stri
 /// Builds the solver for `rules`, turning what can go wrong into the
 /// user's error with a hint.
 pub fn kalah_solver(rules: KalahRules, options: &SolverOptions, threads: usize) -> Result<Solver> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    let pool = crate::thread_pool(threads)?;
     pool.install(|| Solver::new(rules, options)).map_err(|e| {
         let hint = if e.to_string().contains("allocate") {
             " (try a smaller --tt or --db-seeds)"

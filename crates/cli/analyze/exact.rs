@@ -13,7 +13,6 @@ use mancala_agents::{derive_seed, StopCondition};
 use mancala_arena::stats::{wilson_interval, Z95};
 use mancala_core::{with_game, Game, GameSpec, KalahRules};
 use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
-use mancala_solver::Solver;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -110,10 +109,7 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
         sources.push(a);
     }
     let threads = crate::threads(args.threads, usize::MAX);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    let pool = crate::thread_pool(threads)?;
     let stop = crate::stop_flag();
 
     // Positions: one from each seeded game, at a random ply after the opening.
@@ -146,9 +142,7 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
     if !args.quiet {
         eprintln!("{rules}: building the solver...");
     }
-    let solver = pool
-        .install(|| Solver::new(rules, &options))
-        .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;
+    let solver = crate::solve_cmd::kalah_solver(rules, &options, threads)?;
     let t1 = Instant::now();
     let until = StopCondition {
         deadline: None,
@@ -257,10 +251,7 @@ fn accuracy_on<G: Game>(game: &G, set: &ExactPositions, args: &AccuracyArgs) -> 
         states.push(state);
     }
     let threads = crate::threads(args.threads, usize::MAX);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    let pool = crate::thread_pool(threads)?;
     let mut rows = Vec::new();
     for text in &args.agents {
         let agent =

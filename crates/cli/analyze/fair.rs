@@ -165,10 +165,7 @@ pub fn run(args: &FairArgs) -> Result<()> {
         }
     };
     let threads = crate::threads(args.threads, usize::MAX);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| anyhow::anyhow!("cannot start threads: {e}"))?;
+    let pool = crate::thread_pool(threads)?;
     let captures: &[bool] = match args.capture {
         Capture::Both => &[false, true],
         Capture::Standard => &[false],

@@ -10,7 +10,7 @@ use mancala_core::spec::{bad_value, Spec};
 use mancala_core::{Game, Move};
 use tch::Device;
 
-use crate::evaluator::{priors_and_value, LocalEvaluator};
+use crate::evaluator::{preferred, priors_and_value, LocalEvaluator};
 use crate::net::{ModelInfo, PolicyValueNet};
 use crate::NeuralError;
 
@@ -22,10 +22,8 @@ pub const DEFAULT_C_PUCT: f64 = 1.5;
 pub struct NeuralSpec {
     /// The model file.
     pub model: PathBuf,
-    /// Simulations per move; 0 plays the raw policy.
-    pub sims: u64,
-    /// A time per move instead of a simulation count.
-    pub time: Option<std::time::Duration>,
+    /// Simulations or time per move; `Sims(0)` plays the raw policy.
+    pub budget: Budget,
     /// PUCT exploration constant.
     pub c: f64,
     bytes: Arc<Vec<u8>>,
@@ -34,10 +32,7 @@ pub struct NeuralSpec {
 
 impl PartialEq for NeuralSpec {
     fn eq(&self, other: &Self) -> bool {
-        self.model == other.model
-            && self.sims == other.sims
-            && self.time == other.time
-            && self.c == other.c
+        self.model == other.model && self.budget == other.budget && self.c == other.c
     }
 }
 
@@ -58,20 +53,14 @@ impl NeuralSpec {
             )
         })?;
         let model = PathBuf::from(model);
-        let given_sims = spec.get_int("sims", 0..=10_000_000)?;
-        let time = match spec.get("time") {
-            None => None,
-            Some(_) if given_sims.is_some() => {
-                return Err(bad_value(
-                    "time",
-                    spec.get("time").unwrap_or_default(),
-                    "only one budget: 'sims' is already given",
-                )
-                .into())
+        let sims = spec.get_int("sims", 0..=10_000_000)?;
+        let budget = match (spec.get("time"), sims) {
+            (None, sims) => Budget::Sims(sims.unwrap_or(200)),
+            (Some(t), None) => Budget::Time(mancala_agents::parse_duration("time", t)?),
+            (Some(t), Some(_)) => {
+                return Err(bad_value("time", t, "only one budget: 'sims' is already given").into())
             }
-            Some(t) => Some(mancala_agents::parse_duration("time", t)?),
         };
-        let sims = given_sims.unwrap_or(200);
         let c = spec.get_float("c", 0.0..=100.0)?.unwrap_or(DEFAULT_C_PUCT);
         let bytes = std::fs::read(&model).map_err(|e| NeuralError::io(&model, e))?;
         let net = PolicyValueNet::from_bytes(&bytes, Device::Cpu).map_err(|e| match e {
@@ -84,8 +73,7 @@ impl NeuralSpec {
         Ok(NeuralSpec {
             info: net.info().clone(),
             model,
-            sims,
-            time,
+            budget,
             c,
             bytes: Arc::new(bytes),
         })
@@ -95,8 +83,7 @@ impl NeuralSpec {
     pub fn from_bytes(bytes: Arc<Vec<u8>>, info: ModelInfo, sims: u64, c: f64) -> NeuralSpec {
         NeuralSpec {
             model: PathBuf::from("(in memory)"),
-            sims,
-            time: None,
+            budget: Budget::Sims(sims),
             c,
             bytes,
             info,
@@ -128,15 +115,6 @@ impl NeuralSpec {
         Ok(())
     }
 
-    /// The search budget: a time, a simulation count, or `Sims(0)` for the
-    /// raw policy.
-    pub fn budget(&self) -> Budget {
-        match self.time {
-            Some(t) => Budget::Time(t),
-            None => Budget::Sims(self.sims),
-        }
-    }
-
     /// Builds the agent; a model that fails to load gives an agent whose
     /// every move is an error (so a tournament scores it as forfeits).
     pub fn build<G: Game>(&self) -> Box<dyn Agent<G>> {
@@ -144,7 +122,7 @@ impl NeuralSpec {
             Ok(net) => Box::new(NeuralAgent::<G>::new(
                 self.to_string(),
                 net,
-                self.budget(),
+                self.budget,
                 self.c,
             )),
             Err(e) => Box::new(BrokenAgent(self.to_string(), e.to_string())),
@@ -155,9 +133,11 @@ impl NeuralSpec {
 impl std::fmt::Display for NeuralSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "neural:model={}", self.model.display())?;
-        match self.time {
-            Some(t) => write!(f, ",time={}", mancala_agents::format_duration(t))?,
-            None => write!(f, ",sims={}", self.sims)?,
+        match self.budget {
+            Budget::Time(t) => write!(f, ",time={}", mancala_agents::format_duration(t))?,
+            Budget::Sims(s) => write!(f, ",sims={s}")?,
+            // Not made by a neural spec.
+            Budget::Depth(d) => write!(f, ",sims={d}")?,
         }
         if self.c != DEFAULT_C_PUCT {
             write!(f, ",c={}", self.c)?;
@@ -246,9 +226,7 @@ impl<G: Game> Agent<G> for NeuralAgent<G> {
             .map_err(|e| AgentError::Failed(e.to_string()))?;
         let mut priors = Vec::new();
         let v = priors_and_value(game, state, &logits, value[0], &mut priors);
-        let best = (0..priors.len())
-            .max_by(|&a, &b| priors[a].total_cmp(&priors[b]).then(b.cmp(&a)))
-            .expect("legal moves");
+        let best = preferred(&priors);
         self.info = SearchInfo {
             nodes: 1,
             depth: 0,

@@ -41,6 +41,14 @@ pub fn priors_and_value<G: Game>(
     }
 }
 
+/// The index of the largest prior (ties: the first): the raw policy's move,
+/// in `MoveSet` order.
+pub fn preferred(priors: &[f32]) -> usize {
+    (0..priors.len())
+        .max_by(|&a, &b| priors[a].total_cmp(&priors[b]).then(b.cmp(&a)))
+        .expect("a position not over has moves")
+}
+
 /// Evaluates with a network owned by the calling thread.
 #[derive(Debug)]
 pub struct LocalEvaluator {

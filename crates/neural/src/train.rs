@@ -28,7 +28,7 @@ use tch::{Device, Kind, Tensor};
 
 use crate::buffer::{ReplayBuffer, Sample};
 use crate::config::{TrainConfig, ValueTarget};
-use crate::evaluator::priors_and_value;
+use crate::evaluator::{preferred, priors_and_value};
 use crate::net::{ModelInfo, NetShape, PolicyValueNet};
 use crate::{selfplay, NeuralError, NeuralSpec};
 
@@ -683,29 +683,23 @@ impl<G: Game> Trainer<'_, G> {
         let mut value_error = 0.0;
         let mut priors = Vec::new();
         for (i, (state, position)) in states.iter().zip(&set.positions).enumerate() {
-            let zero_score = priors_and_value(
+            priors_and_value(
                 game,
                 state,
                 &logits[i * actions..(i + 1) * actions],
                 values[i],
                 &mut priors,
             );
-            let legal = game.legal_moves(state);
-            let choice = (0..priors.len())
-                .max_by(|&a, &b| priors[a].total_cmp(&priors[b]).then(b.cmp(&a)))
-                .expect("exact positions are not over");
-            let loss = position.loss(legal.nth(choice)).ok_or_else(|| {
+            let mv = game.legal_moves(state).nth(preferred(&priors));
+            let loss = position.loss(mv).ok_or_else(|| {
                 NeuralError::Mismatch(format!(
-                    "exact position {} has no value for one of its legal moves",
+                    "exact position {} has no value for its move {mv}",
                     i + 1
                 ))
             })?;
             agreement.add(loss);
-            let mover_score = match game.to_move(state) {
-                Some(mancala_core::Player::ONE) => 1.0 - f64::from(zero_score),
-                _ => f64::from(zero_score),
-            };
-            let margin = (2.0 * mover_score - 1.0) * half;
+            // The value head gives the mover's margin over half the seeds.
+            let margin = f64::from(values[i].clamp(-1.0, 1.0)) * half;
             value_error += (margin - f64::from(position.value())).abs();
         }
         let value_error = (self.config.value_target == ValueTarget::Margin)

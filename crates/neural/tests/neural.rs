@@ -169,11 +169,11 @@ fn neural_specs_take_one_budget() {
         NeuralSpec::from_spec(&mancala_core::spec::Spec::parse(&text).unwrap())
     };
     assert_eq!(
-        spec("time=100ms").unwrap().budget(),
+        spec("time=100ms").unwrap().budget,
         mancala_agents::Budget::Time(std::time::Duration::from_millis(100))
     );
     assert_eq!(
-        spec("sims=5").unwrap().budget(),
+        spec("sims=5").unwrap().budget,
         mancala_agents::Budget::Sims(5)
     );
     let e = spec("sims=5,time=1s").unwrap_err().to_string();
