@@ -12,6 +12,7 @@
 //! is flipped by depth, so Kalah's extra turns are handled without a special
 //! case.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::time::Instant;
 
@@ -288,8 +289,21 @@ struct Stepwise<S> {
     sims: u64,
     max_sims: u64,
     deadline: Option<Instant>,
-    /// The node waiting for its evaluation, and its position.
-    pending: Option<(u32, S)>,
+    started: Instant,
+    /// The longest path from the root so far.
+    deepest: u32,
+    /// Leaves given out and not yet evaluated, oldest first.
+    pending: VecDeque<Leaf<S>>,
+}
+
+/// A leaf waiting for its evaluation: every node on its path already
+/// counts the visit (a virtual loss for the players who moved into them),
+/// so the next descent looks elsewhere; the value comes with
+/// [`Mcts::finish_leaf`].
+struct Leaf<S> {
+    node: u32,
+    state: S,
+    path: Vec<u32>,
 }
 
 impl<G: Game, E: Evaluator<G>> fmt::Debug for Mcts<G, E> {
@@ -536,70 +550,143 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
     }
 
     /// Starts a search from `state` whose leaves the caller evaluates, so
-    /// that the searches of many games can share one batched network call
-    /// (self-play): call [`Mcts::next_leaf`], evaluate the position it
-    /// gives, hand the result to [`Mcts::finish_leaf`], and repeat until
-    /// `next_leaf` gives `None`; [`Mcts::root_visits`] then has the result.
-    /// The evaluator given to [`Mcts::new`] is not called, but its
-    /// [`Evaluator::uses_priors`] still chooses PUCT or UCT.
+    /// that leaves can go through a network in batches: those of many games
+    /// (self-play), or several of one tree (the `neural` agent). Call
+    /// [`Mcts::next_leaf`] up to the batch size, evaluate the positions it
+    /// gives, hand the results to [`Mcts::finish_leaf`] in the same order,
+    /// and repeat until `next_leaf` gives nothing with no leaf pending;
+    /// [`Mcts::end_search`] then gives the move. One leaf at a time, this is
+    /// exactly the search [`Mcts::search`] makes. The evaluator given to
+    /// [`Mcts::new`] is not called, but its [`Evaluator::uses_priors`] still
+    /// chooses PUCT or UCT.
     ///
     /// # Errors
     /// [`AgentError::GameOver`] when the game is over.
     pub fn begin(&mut self, game: &G, state: &G::State) -> Result<(), AgentError> {
+        // An abandoned search's leaves still hold their virtual visits: that
+        // tree cannot be reused.
+        if self
+            .stepwise
+            .take()
+            .is_some_and(|step| !step.pending.is_empty())
+        {
+            self.root_state = None;
+        }
+        let started = Instant::now();
         self.prepare(game, state)?;
-        let (max_sims, deadline) = self.limits(Instant::now());
+        let (max_sims, deadline) = self.limits(started);
         self.stepwise = Some(Stepwise {
             root_state: state.clone(),
             sims: 0,
             max_sims,
             deadline,
-            pending: None,
+            started,
+            deepest: 0,
+            pending: VecDeque::new(),
         });
         Ok(())
     }
 
     /// The next position of the search started by [`Mcts::begin`] that
-    /// needs an evaluation, or `None` once the budget is spent. Finished
-    /// games met on the way are scored and backed up here (they count as
-    /// simulations). Until [`Mcts::finish_leaf`], it gives the same leaf.
+    /// needs an evaluation, or `None` when there is none to give now: the
+    /// budget is spent, or (with leaves pending) the search came back to a
+    /// pending leaf, and the pending ones must be finished first. Finished
+    /// games met on the way are scored and backed up here. Every call gives
+    /// a new leaf, and every leaf counts as a simulation.
     pub fn next_leaf(&mut self, game: &G) -> Option<&G::State> {
         let mut step = self.stepwise.take()?;
-        while step.pending.is_none() {
+        let taken = loop {
             let spent = step.sims >= step.max_sims
                 || self.nodes.len() > params::MAX_NODES
                 || (step.sims > 0
                     && step.sims.is_multiple_of(params::CLOCK_INTERVAL)
                     && step.deadline.is_some_and(|d| Instant::now() >= d));
             if spent {
-                self.stepwise = Some(step);
-                return None;
+                break false;
             }
             let (state, node) = self.descend(game, &step.root_state);
-            step.sims += 1;
-            match game.outcome(&state) {
-                Some(outcome) => self.backup(score_for_zero(outcome.winner())),
-                None => step.pending = Some((node, state)),
+            if step.pending.iter().any(|leaf| leaf.node == node) {
+                break false;
             }
-        }
+            step.sims += 1;
+            step.deepest = step.deepest.max(self.path.len() as u32 - 1);
+            if let Some(outcome) = game.outcome(&state) {
+                self.backup(score_for_zero(outcome.winner()));
+                continue;
+            }
+            for &i in &self.path {
+                self.nodes[i as usize].visits += 1;
+            }
+            step.pending.push_back(Leaf {
+                node,
+                state,
+                path: self.path.clone(),
+            });
+            break true;
+        };
         let step = self.stepwise.insert(step);
-        step.pending.as_ref().map(|(_, state)| state)
+        if taken {
+            step.pending.back().map(|leaf| &leaf.state)
+        } else {
+            None
+        }
     }
 
-    /// Completes the leaf [`Mcts::next_leaf`] gave: `evaluate` fills the
-    /// priors (one per legal move, in [`mancala_core::MoveSet`] order) and
-    /// returns player 0's expected score there. Does nothing without a leaf.
+    /// Completes the oldest pending leaf [`Mcts::next_leaf`] gave:
+    /// `evaluate` fills the priors (one per legal move, in
+    /// [`mancala_core::MoveSet`] order) and returns player 0's expected
+    /// score there. Does nothing without a pending leaf.
     pub fn finish_leaf(
         &mut self,
         game: &G,
         evaluate: impl FnOnce(&G::State, &mut Vec<f32>) -> f32,
     ) {
-        let Some((node, state)) = self.stepwise.as_mut().and_then(|s| s.pending.take()) else {
+        let Some(leaf) = self.stepwise.as_mut().and_then(|s| s.pending.pop_front()) else {
             return;
         };
         self.priors.clear();
-        let value = evaluate(&state, &mut self.priors);
-        self.add_children(game, &state, node);
-        self.backup(value);
+        let value = evaluate(&leaf.state, &mut self.priors);
+        self.add_children(game, &leaf.state, leaf.node);
+        // The visits were counted when the leaf was given out.
+        for &i in &leaf.path {
+            let n = &mut self.nodes[i as usize];
+            n.value_sum += if n.player == Player::ZERO {
+                value
+            } else {
+                1.0 - value
+            };
+        }
+    }
+
+    /// Ends the search started by [`Mcts::begin`], whose leaves must all be
+    /// finished: its move, with [`Agent::info`] set as after
+    /// [`Mcts::search`].
+    ///
+    /// # Errors
+    /// [`AgentError::Stopped`] when the search made no simulation, or
+    /// without a search begun; [`AgentError::Failed`] with leaves pending.
+    pub fn end_search(&mut self) -> Result<Move, AgentError> {
+        let Some(step) = self.stepwise.take() else {
+            return Err(AgentError::Stopped);
+        };
+        if !step.pending.is_empty() {
+            let pending = step.pending.len();
+            self.stepwise = Some(step);
+            return Err(AgentError::Failed(format!(
+                "the search ended with {pending} leaves not evaluated"
+            )));
+        }
+        if step.sims == 0 {
+            return Err(AgentError::Stopped);
+        }
+        let best = self.best_child();
+        self.info = SearchInfo {
+            nodes: step.sims,
+            depth: step.deepest,
+            value: Some(f64::from(self.nodes[best as usize].mean())),
+            elapsed: step.started.elapsed(),
+        };
+        Ok(self.nodes[best as usize].mv)
     }
 
     /// Runs the search from `state` under the budget.

@@ -121,7 +121,13 @@ fn plays_legally<G: Game>(game: &G, spec: &str) {
     PolicyValueNet::new(info_for(game, spec, 16, 1), Device::Cpu, 3)
         .save(&path)
         .unwrap();
-    for budget in ["sims=0", "sims=16", "time=2ms"] {
+    for budget in [
+        "sims=0",
+        "sims=16",
+        "time=2ms",
+        "sims=30,batch=1",
+        "sims=30,batch=4",
+    ] {
         let text = format!("neural:model={},{budget}", path.display());
         let neural =
             NeuralSpec::from_spec(&mancala_core::spec::Spec::parse(&text).unwrap()).unwrap();
@@ -180,6 +186,13 @@ fn neural_specs_take_one_budget() {
     assert!(e.contains("only one budget"), "{e}");
     let e = spec("time=soon").unwrap_err().to_string();
     assert!(e.contains("time"), "{e}");
+    // Leaves per network call: 8 unless told, named only when not 8.
+    assert_eq!(spec("sims=5").unwrap().batch, 8);
+    let one = spec("sims=5,batch=1").unwrap();
+    assert_eq!(one.batch, 1);
+    assert!(one.to_string().ends_with(",sims=5,batch=1"), "{one}");
+    let e = spec("batch=0").unwrap_err().to_string();
+    assert!(e.contains("batch"), "{e}");
 }
 
 fn tiny_config(dir: &std::path::Path) -> TrainConfig {
