@@ -227,6 +227,19 @@ pub struct RootNoise {
     pub epsilon: f32,
 }
 
+/// Adds `value` (player 0's score) to the value sums of the nodes of
+/// `path`, each from its own player's side.
+fn add_value(nodes: &mut [Node], path: &[u32], value: f32) {
+    for &i in path {
+        let n = &mut nodes[i as usize];
+        n.value_sum += if n.player == Player::ZERO {
+            value
+        } else {
+            1.0 - value
+        };
+    }
+}
+
 /// A tree node. Children of a node are contiguous in the arena.
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -505,14 +518,9 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
     /// Adds `value` (player 0's score) to every node of `self.path`.
     fn backup(&mut self, value: f32) {
         for &i in &self.path {
-            let n = &mut self.nodes[i as usize];
-            n.visits += 1;
-            n.value_sum += if n.player == Player::ZERO {
-                value
-            } else {
-                1.0 - value
-            };
+            self.nodes[i as usize].visits += 1;
         }
+        add_value(&mut self.nodes, &self.path, value);
     }
 
     /// One simulation from the root; returns the depth it reached.
@@ -617,10 +625,12 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
             for &i in &self.path {
                 self.nodes[i as usize].visits += 1;
             }
+            // The path moves into the leaf; `finish_leaf` hands its buffer
+            // back, so one leaf at a time allocates nothing.
             step.pending.push_back(Leaf {
                 node,
                 state,
-                path: self.path.clone(),
+                path: std::mem::take(&mut self.path),
             });
             break true;
         };
@@ -648,13 +658,9 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         let value = evaluate(&leaf.state, &mut self.priors);
         self.add_children(game, &leaf.state, leaf.node);
         // The visits were counted when the leaf was given out.
-        for &i in &leaf.path {
-            let n = &mut self.nodes[i as usize];
-            n.value_sum += if n.player == Player::ZERO {
-                value
-            } else {
-                1.0 - value
-            };
+        add_value(&mut self.nodes, &leaf.path, value);
+        if self.path.capacity() == 0 {
+            self.path = leaf.path;
         }
     }
 

@@ -177,7 +177,8 @@ pub struct NeuralAgent<G: Game> {
 
 impl<G: Game> NeuralAgent<G> {
     /// An agent over `net` searching within `budget` per move
-    /// (`Budget::Sims(0)`: the raw policy).
+    /// (`Budget::Sims(0)`: the raw policy), [`DEFAULT_BATCH`] leaves per
+    /// network call unless [`NeuralAgent::with_batch`] says otherwise.
     pub fn new(name: String, net: PolicyValueNet, budget: Budget, c: f64) -> NeuralAgent<G> {
         let evaluator = LocalEvaluator::new(net);
         if budget == Budget::Sims(0) {
@@ -185,7 +186,7 @@ impl<G: Game> NeuralAgent<G> {
                 name,
                 search: None,
                 raw: Some(evaluator),
-                batch: 1,
+                batch: DEFAULT_BATCH,
                 obs: Vec::new(),
                 info: SearchInfo::default(),
             };
@@ -200,7 +201,7 @@ impl<G: Game> NeuralAgent<G> {
             name,
             search: Some(Mcts::new(options, evaluator)),
             raw: None,
-            batch: 1,
+            batch: DEFAULT_BATCH,
             obs: Vec::new(),
             info: SearchInfo::default(),
         }
