@@ -41,7 +41,8 @@ pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, Ro
 pub use minimax::{Minimax, MinimaxOptions};
 pub use random::RandomAgent;
 pub use spec::{
-    format_duration, parse_duration, spec_names, AgentSpec, Budget, MAX_DURATION, MIN_DURATION,
+    format_duration, parse_duration, read_budget, spec_names, AgentSpec, Budget, BudgetCount,
+    MAX_DURATION, MIN_DURATION,
 };
 
 /// An error of an agent while choosing a move.

@@ -215,20 +215,37 @@ pub fn parse_duration(key: &str, value: &str) -> Result<Duration, SpecError> {
     Ok(Duration::from_micros(micros.round().max(1.0) as u64))
 }
 
-/// Reads the budget keys of a search agent: at most one of `depth_key`
-/// (if any), `sims` (if accepted) and `time`.
-pub(crate) fn read_budget(
-    spec: &Spec,
-    depth_key: Option<&str>,
-    default: Budget,
-) -> Result<Budget, SpecError> {
+/// What a search agent's budget may count besides time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetCount {
+    /// `depth=D`, plies from 1 to 200.
+    Depth,
+    /// `sims=N`, simulations from `fewest` to a billion (a neural agent
+    /// takes 0: its raw policy, no search).
+    Sims {
+        /// The smallest count accepted.
+        fewest: u64,
+    },
+}
+
+/// Reads the budget keys of a search agent: at most one of its count
+/// (`depth` or `sims`) and `time`; `default` when neither is given.
+///
+/// # Errors
+/// [`SpecError`] for a bad value, or for both keys at once.
+pub fn read_budget(spec: &Spec, count: BudgetCount, default: Budget) -> Result<Budget, SpecError> {
     let mut found = Vec::new();
-    if let Some(key) = depth_key {
-        if let Some(d) = spec.get_int(key, 1..=200)? {
-            found.push((key, Budget::Depth(d as u32)));
+    match count {
+        BudgetCount::Depth => {
+            if let Some(d) = spec.get_int("depth", 1..=200)? {
+                found.push(("depth", Budget::Depth(d as u32)));
+            }
         }
-    } else if let Some(s) = spec.get_int("sims", 1..=1_000_000_000)? {
-        found.push(("sims", Budget::Sims(s)));
+        BudgetCount::Sims { fewest } => {
+            if let Some(s) = spec.get_int("sims", fewest..=1_000_000_000)? {
+                found.push(("sims", Budget::Sims(s)));
+            }
+        }
     }
     if let Some(t) = spec.get("time") {
         found.push(("time", Budget::Time(parse_duration("time", t)?)));
@@ -258,7 +275,7 @@ impl MinimaxOptions {
             None => d.eval,
         };
         Ok(MinimaxOptions {
-            budget: read_budget(spec, Some("depth"), d.budget)?,
+            budget: read_budget(spec, BudgetCount::Depth, d.budget)?,
             eval,
             tt_mib: read_tt_mib(spec)?.unwrap_or(d.tt_mib),
         })
@@ -296,7 +313,7 @@ impl MctsOptions {
             None => d.rollout,
         };
         Ok(MctsOptions {
-            budget: read_budget(spec, None, d.budget)?,
+            budget: read_budget(spec, BudgetCount::Sims { fewest: 1 }, d.budget)?,
             c: spec.get_float("c", 0.0..=100.0)?.unwrap_or(d.c),
             rollout,
             reuse: spec.get_bool("reuse")?.unwrap_or(d.reuse),

@@ -24,6 +24,9 @@ pub const DEFAULT_C_PUCT: f64 = 1.5;
 /// line; `batch=1` is the plain sequential search.
 pub const DEFAULT_BATCH: usize = 8;
 
+/// Simulations a move when a spec gives no budget.
+pub const DEFAULT_SIMS: u64 = 200;
+
 /// A parsed `neural:...` spec, with the model read and checked once.
 #[derive(Clone, Debug)]
 pub struct NeuralSpec {
@@ -65,14 +68,11 @@ impl NeuralSpec {
             )
         })?;
         let model = PathBuf::from(model);
-        let sims = spec.get_int("sims", 0..=10_000_000)?;
-        let budget = match (spec.get("time"), sims) {
-            (None, sims) => Budget::Sims(sims.unwrap_or(200)),
-            (Some(t), None) => Budget::Time(mancala_agents::parse_duration("time", t)?),
-            (Some(t), Some(_)) => {
-                return Err(bad_value("time", t, "only one budget: 'sims' is already given").into())
-            }
-        };
+        let budget = mancala_agents::read_budget(
+            spec,
+            mancala_agents::BudgetCount::Sims { fewest: 0 },
+            Budget::Sims(DEFAULT_SIMS),
+        )?;
         let c = spec.get_float("c", 0.0..=100.0)?.unwrap_or(DEFAULT_C_PUCT);
         let batch = spec
             .get_int("batch", 1..=1024)?
