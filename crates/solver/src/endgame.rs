@@ -67,7 +67,7 @@ fn allocate_values<T>(len: usize) -> Result<Vec<T>, String> {
     values
         .try_reserve_exact(len)
         .map_err(|_| format!("cannot allocate {len} bytes for the endgame database"))?;
-    crate::hugepages::advise(values.spare_capacity_mut());
+    crate::memory::advise(values.spare_capacity_mut());
     Ok(values)
 }
 
@@ -357,8 +357,24 @@ impl Endgame {
     /// then the opponent's), which holds `seeds <= max_seeds` seeds.
     #[inline]
     pub fn lookup(&self, board: &[u8], seeds: usize) -> i32 {
-        let v = self.values[self.index(board, seeds)].load(Ordering::Relaxed);
-        debug_assert_ne!(v, UNKNOWN, "level {seeds} is built");
+        self.value_at(self.index(board, seeds))
+    }
+
+    /// Where `board` (holding `seeds` seeds, at most [`Endgame::max_seeds`])
+    /// is kept: look-up in two steps, so that the search can prefetch
+    /// several entries before it reads any.
+    #[inline]
+    pub(crate) fn slot(&self, board: &[u8], seeds: usize) -> usize {
+        let slot = self.index(board, seeds);
+        crate::memory::prefetch(&self.values[slot]);
+        slot
+    }
+
+    /// The value kept at `slot` (from [`Endgame::slot`]).
+    #[inline]
+    pub(crate) fn value_at(&self, slot: usize) -> i32 {
+        let v = self.values[slot].load(Ordering::Relaxed);
+        debug_assert_ne!(v, UNKNOWN, "its level is built");
         i32::from(v)
     }
 

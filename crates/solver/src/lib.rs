@@ -34,7 +34,7 @@
 pub mod agent;
 pub mod congkak;
 pub mod endgame;
-mod hugepages;
+mod memory;
 pub mod oware;
 pub mod positions;
 mod search;

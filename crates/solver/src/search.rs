@@ -122,6 +122,18 @@ struct Child {
     priority: i32,
 }
 
+/// What a node's search needs besides its position, worked out once, by
+/// its parent, which needs it too.
+#[derive(Clone, Copy, Default)]
+struct Node {
+    /// Its table key.
+    key: Key,
+    /// How far its value can go either way ([`View::reach`]).
+    reach: i32,
+    /// Seeds in its pits.
+    seeds: i32,
+}
+
 /// The mover's store minus the opponent's.
 #[inline]
 pub(crate) fn stores_margin(rules: &KalahRules, state: &KalahState, mover: Player) -> i32 {
@@ -187,7 +199,38 @@ impl<'a> Search<'a> {
 
     /// The value of `state` for its mover if it lies in `alpha+1..beta`; else
     /// a bound on the side it fell (fail-soft).
-    pub fn search(&mut self, state: &KalahState, mut alpha: i32, mut beta: i32) -> i32 {
+    pub fn search(&mut self, state: &KalahState, alpha: i32, beta: i32) -> i32 {
+        let shared = self.shared;
+        let mover = shared
+            .rules
+            .to_move(state)
+            .expect("searching a finished game");
+        let view = View::of(shared.rules, state, mover);
+        let seeds = view.seeds();
+        if let Some(db) = shared.endgame {
+            if view.swap == crate::view::NO_SWAP && seeds as usize <= db.max_seeds() {
+                self.nodes += 1;
+                return db.lookup(view.board(), seeds as usize);
+            }
+        }
+        let node = Node {
+            key: view.key(shared.bits),
+            reach: view.reach(),
+            seeds,
+        };
+        self.node(state, mover, &node, alpha, beta)
+    }
+
+    /// [`Search::search`] of a position not in the endgame database, whose
+    /// mover is `mover`, described by `node`.
+    fn node(
+        &mut self,
+        state: &KalahState,
+        mover: Player,
+        node: &Node,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
         self.nodes += 1;
         if self.nodes.is_multiple_of(STOP_INTERVAL)
             && (self.stop.reached() || self.abort.is_some_and(|a| a.load(Ordering::Relaxed)))
@@ -199,20 +242,11 @@ impl<'a> Search<'a> {
         }
         let shared = self.shared;
         let rules = shared.rules;
-        let mover = rules.to_move(state).expect("searching a finished game");
-        let view = View::of(rules, state, mover);
-        let seeds = view.seeds();
-        let reach = view.reach();
-        if let Some(db) = shared.endgame {
-            if view.swap == crate::view::NO_SWAP && seeds as usize <= db.max_seeds() {
-                return db.lookup(view.board(), seeds as usize);
-            }
-        }
+        let key = &node.key;
         let nodes_before = self.nodes;
-        let key = view.key(shared.bits);
-        let (mut lower, mut upper) = (-reach, reach);
+        let (mut lower, mut upper) = (-node.reach, node.reach);
         let mut tt_move = NO_MOVE;
-        if let Some(e) = shared.table.probe(&key) {
+        if let Some(e) = shared.table.probe(key) {
             lower = lower.max(i32::from(e.lower));
             upper = upper.min(i32::from(e.upper));
             tt_move = e.best;
@@ -227,9 +261,11 @@ impl<'a> Search<'a> {
         beta = beta.min(upper);
 
         let pits = rules.pits();
+        let db = shared.endgame;
+        let db_seeds = db.map_or(0, Endgame::max_seeds);
         // Enhanced transposition cutoffs cost a table probe per child: worth
         // it only where subtrees are big, far from the endgame database.
-        let etc = seeds as usize >= shared.endgame.map_or(0, Endgame::max_seeds) + ETC_MARGIN;
+        let etc = node.seeds as usize >= db_seeds + ETC_MARGIN;
         // Child positions are kept apart from the list that gets sorted, so
         // sorting moves small records and no move is played twice.
         let mut states = [*state; MAX_CHILDREN];
@@ -240,40 +276,85 @@ impl<'a> Search<'a> {
             next: Next::Over,
             priority: 0,
         }; MAX_CHILDREN];
-        let mut keys = [[0u64; 2]; MAX_CHILDREN];
+        let mut kids = [Node::default(); MAX_CHILDREN];
+        // Where each child is kept in the endgame database, if it is.
+        let mut db_slots = [None; MAX_CHILDREN];
+        // First every move is played and its child's database entry (or,
+        // where every child's table entry is read for cutoffs, its table
+        // bucket) is prefetched; only then is any of it read, so the
+        // children's memory loads overlap instead of queueing.
         let mut count = 0;
         for mv in rules.legal_moves(state) {
-            let (child, mut gain, mut next) = play(rules, state, mover, mv);
-            // A child in the endgame database needs no search: its value is
-            // read here, with its siblings' (their memory loads overlap).
+            let (child, gain, next) = play(rules, state, mover, mv);
             if next != Next::Over {
-                if let Some(v) = self.database_value(&child, next, gain) {
-                    (gain, next) = (v, Next::Over);
+                let child_mover = if next == Next::Same {
+                    mover
+                } else {
+                    mover.opponent()
+                };
+                let view = View::of(rules, &child, child_mover);
+                let seeds = view.seeds();
+                match db {
+                    Some(db) if view.swap == crate::view::NO_SWAP && seeds as usize <= db_seeds => {
+                        db_slots[count] = Some(db.slot(view.board(), seeds as usize));
+                    }
+                    _ => {
+                        kids[count] = Node {
+                            key: view.key(shared.bits),
+                            reach: view.reach(),
+                            seeds,
+                        };
+                        // Only where every child's bucket is probed: the
+                        // others' prefetches, mostly of children that are
+                        // never searched, cost more than they save.
+                        if etc {
+                            shared.table.prefetch(&kids[count].key);
+                        }
+                    }
                 }
+            }
+            states[count] = child;
+            children[count] = Child {
+                mv,
+                slot: count as u8,
+                gain,
+                next,
+                priority: 0,
+            };
+            count += 1;
+        }
+        let children = &mut children[..count];
+        for c in children.iter_mut() {
+            let slot = usize::from(c.slot);
+            // A child in the endgame database needs no search.
+            if let (Some(db), Some(at)) = (db, db_slots[slot]) {
+                let v = db.value_at(at);
+                c.gain = if c.next == Next::Same {
+                    c.gain + v
+                } else {
+                    c.gain - v
+                };
+                c.next = Next::Over;
             }
             // Enhanced transposition cutoff: a child whose table bound
             // already refutes this node saves the search of the others.
-            let known = match next {
-                Next::Over => Some((gain, gain)),
-                _ if etc => {
-                    let mover = rules.to_move(&child).expect("the game goes on");
-                    keys[count] = View::of(rules, &child, mover).key(shared.bits);
-                    self.bounds(&keys[count], next, gain)
-                }
+            let known = match c.next {
+                Next::Over => Some((c.gain, c.gain)),
+                _ if etc => self.bounds(&kids[slot].key, c.next, c.gain),
                 _ => None,
             };
             if let Some((lo, _)) = known {
                 if lo >= beta {
-                    self.record(&key, lo, upper, mv, nodes_before);
+                    self.record(key, lo, upper, c.mv, nodes_before);
                     return lo;
                 }
             }
-            let action = mv.action_index(pits) as u8;
+            let action = c.mv.action_index(pits) as u8;
             // Among moves of equal gain, the pit nearest the store first:
             // across boards this cut the nodes of a solve 3 to 15 times
             // against the farthest first.
-            let mut priority = gain * 64 + i32::from(action);
-            if next == Next::Same {
+            let mut priority = c.gain * 64 + i32::from(action);
+            if c.next == Next::Same {
                 // Extra turns first, the one nearest the store first: it
                 // leaves the others' seed counts, and so their extra turns,
                 // as they were.
@@ -288,17 +369,8 @@ impl<'a> Search<'a> {
             if action == tt_move {
                 priority += 1 << 16;
             }
-            states[count] = child;
-            children[count] = Child {
-                mv,
-                slot: count as u8,
-                gain,
-                next,
-                priority,
-            };
-            count += 1;
+            c.priority = priority;
         }
-        let children = &mut children[..count];
         children.sort_unstable_by_key(|c| std::cmp::Reverse(c.priority));
 
         let (alpha0, beta0) = (alpha, beta);
@@ -308,7 +380,7 @@ impl<'a> Search<'a> {
         // being searched, and its later moves that another thread is on
         // are put off until the rest are done (see `Busy`).
         let busy = shared.busy.filter(|_| etc);
-        let _mark = busy.map(|b| b.mark(&key));
+        let _mark = busy.map(|b| b.mark(key));
         // First every move in order, except the put-off ones; then those.
         let mut put_off = [0u8; MAX_CHILDREN];
         let mut put_off_count = 0;
@@ -322,8 +394,9 @@ impl<'a> Search<'a> {
             };
             k += 1;
             let c = &children[i];
+            let slot = usize::from(c.slot);
             if let Some(b) = busy {
-                if k <= n && c.next != Next::Over && b.is_busy(&keys[usize::from(c.slot)]) {
+                if k <= n && c.next != Next::Over && b.is_busy(&kids[slot].key) {
                     put_off[put_off_count] = i as u8;
                     put_off_count += 1;
                     continue;
@@ -332,12 +405,24 @@ impl<'a> Search<'a> {
             let v = match c.next {
                 Next::Over => c.gain,
                 Next::Same => {
-                    let child = &states[usize::from(c.slot)];
-                    c.gain + self.search(child, alpha - c.gain, beta - c.gain)
+                    c.gain
+                        + self.node(
+                            &states[slot],
+                            mover,
+                            &kids[slot],
+                            alpha - c.gain,
+                            beta - c.gain,
+                        )
                 }
                 Next::Other => {
-                    let child = &states[usize::from(c.slot)];
-                    c.gain - self.search(child, c.gain - beta, c.gain - alpha)
+                    c.gain
+                        - self.node(
+                            &states[slot],
+                            mover.opponent(),
+                            &kids[slot],
+                            c.gain - beta,
+                            c.gain - alpha,
+                        )
                 }
             };
             if self.stopped {
@@ -364,28 +449,8 @@ impl<'a> Search<'a> {
         let work = 64 - (self.nodes - nodes_before).leading_zeros();
         shared
             .table
-            .store(&key, lo as i16, hi as i16, best_move, work as u8);
+            .store(key, lo as i16, hi as i16, best_move, work as u8);
         best
-    }
-
-    /// A move's exact value when its child is in the endgame database.
-    #[inline]
-    fn database_value(&self, child: &KalahState, next: Next, gain: i32) -> Option<i32> {
-        let shared = self.shared;
-        let db = shared.endgame?;
-        let rules = shared.rules;
-        let mover = rules.to_move(child)?;
-        let view = View::of(rules, child, mover);
-        let seeds = view.seeds() as usize;
-        if view.swap != crate::view::NO_SWAP || seeds > db.max_seeds() {
-            return None;
-        }
-        let v = db.lookup(view.board(), seeds);
-        Some(if next == Next::Same {
-            gain + v
-        } else {
-            gain - v
-        })
     }
 
     /// What the table knows of a move's value: its child's bounds (the

@@ -132,7 +132,7 @@ impl Table {
         buckets
             .try_reserve_exact(count)
             .map_err(|_| format!("cannot allocate a {mib} MiB transposition table"))?;
-        crate::hugepages::advise(buckets.spare_capacity_mut());
+        crate::memory::advise(buckets.spare_capacity_mut());
         buckets.resize_with(count, Default::default);
         Ok(Table {
             buckets,
@@ -182,6 +182,12 @@ impl Table {
         let word = (key[1] & 0xFFFF_FFFF) << 32 | u64::from(entry.pack());
         slot[0].store(key[0] ^ word, Ordering::Relaxed);
         slot[1].store(word, Ordering::Relaxed);
+    }
+
+    /// Starts loading `key`'s bucket into the cache, for a probe soon after.
+    #[inline]
+    pub fn prefetch(&self, key: &Key) {
+        crate::memory::prefetch(self.bucket(key));
     }
 
     /// What is known of `key`.
