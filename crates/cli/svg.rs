@@ -204,6 +204,20 @@ const TOP: f64 = 50.0;
 const PANEL_H: f64 = 190.0;
 const PANEL_GAP: f64 = 40.0;
 
+/// The two axes of a plot: a line up its left edge and one along its
+/// bottom.
+pub(crate) fn axes(out: &mut String, left: f64, top: f64, right: f64, bottom: f64) {
+    let _ = writeln!(
+        out,
+        "<line class=\"axis\" x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>\n\
+         <line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>",
+        l = num(left, 1),
+        t = num(top, 1),
+        b = num(bottom, 1),
+        r = num(right, 1)
+    );
+}
+
 /// "Nice" tick values covering `lo..=hi`.
 pub(crate) fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     let span = (hi - lo).abs().max(1e-9);
@@ -278,15 +292,7 @@ pub fn ladder_chart(chart: &LadderChart) -> String {
             );
             text(&mut out, LEFT - 6.0, y + 4.0, "end", "muted", &num(t, 2));
         }
-        let _ = writeln!(
-            out,
-            "<line class=\"axis\" x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>\n\
-             <line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>",
-            l = num(LEFT, 1),
-            t = num(top, 1),
-            b = num(bottom, 1),
-            r = num(LEFT + plot_w, 1)
-        );
+        axes(&mut out, LEFT, top, LEFT + plot_w, bottom);
         let mid = (top + bottom) / 2.0;
         let _ = writeln!(
             out,

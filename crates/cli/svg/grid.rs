@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::{escape, num, open, text, text_width, Estimate};
+use super::{axes, escape, num, open, text, text_width, Estimate};
 
 /// One panel of the grid.
 #[derive(Clone, Debug)]
@@ -187,15 +187,7 @@ pub fn small_multiples(chart: &SmallMultiples) -> String {
                     );
                 }
             }
-            let _ = writeln!(
-                out,
-                "<line class=\"axis\" x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>\n\
-                 <line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>",
-                l = num(left, 1),
-                t = num(top, 1),
-                b = num(bottom, 1),
-                r = num(left + panel_w, 1)
-            );
+            axes(&mut out, left, top, left + panel_w, bottom);
             if let Some(v) = panel.reference {
                 let y = num(y_of(v), 1);
                 let _ = writeln!(

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{escape, num, open, text, text_width, ticks, Reference};
+use super::{axes, escape, num, open, text, text_width, ticks, Reference};
 
 /// The shape drawn at each point of a series. Shapes and dash patterns
 /// differ by series as well as colours, so that the series stay apart in
@@ -238,15 +238,7 @@ pub fn line_chart(chart: &LineChart) -> String {
                 &num(t, 2),
             );
         }
-        let _ = writeln!(
-            out,
-            "<line class=\"axis\" x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{b}\"/>\n\
-             <line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>",
-            l = num(LEFT, 1),
-            t = num(top, 1),
-            b = num(bottom, 1),
-            r = num(LEFT + plot_w, 1)
-        );
+        axes(&mut out, LEFT, top, LEFT + plot_w, bottom);
         let mid = num((top + bottom) / 2.0, 1);
         let _ = writeln!(
             out,
