@@ -326,6 +326,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_budget_is_one_count_or_a_time_and_counts_have_their_floor() {
+        let read =
+            |text: &str, count| read_budget(&Spec::parse(text).unwrap(), count, Budget::Depth(3));
+        let sims = |fewest| BudgetCount::Sims { fewest };
+        assert_eq!(read("x", BudgetCount::Depth).unwrap(), Budget::Depth(3));
+        assert_eq!(
+            read("x:depth=7", BudgetCount::Depth).unwrap(),
+            Budget::Depth(7)
+        );
+        assert_eq!(
+            read("x:time=20ms", sims(1)).unwrap(),
+            Budget::Time(Duration::from_millis(20))
+        );
+        // A neural agent's raw policy is zero simulations; MCTS needs one.
+        assert_eq!(read("x:sims=0", sims(0)).unwrap(), Budget::Sims(0));
+        assert!(read("x:sims=0", sims(1)).is_err());
+        // A key of the other count is not read as a budget.
+        assert_eq!(
+            read("x:sims=9", BudgetCount::Depth).unwrap(),
+            Budget::Depth(3)
+        );
+        let e = read("x:sims=5,time=1s", sims(1)).unwrap_err().to_string();
+        assert!(
+            e.contains("only one budget: 'sims' is already given"),
+            "{e}"
+        );
+        let e = read("x:depth=5,time=1s", BudgetCount::Depth)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'depth' is already given"), "{e}");
+    }
+
+    #[test]
     fn agent_specs_round_trip() {
         for text in [
             "random",
