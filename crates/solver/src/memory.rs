@@ -43,8 +43,9 @@ fn madvise_huge(_addr: usize, _len: usize) {}
 
 /// Asks the CPU to start loading the cache line holding `value`, so that a
 /// read of it a little later does not wait on memory. The search prefetches
-/// the table buckets and database entries of a node's children before it
-/// looks at any of them: their loads then overlap instead of queueing.
+/// the database entries of a node's children (and their table buckets where
+/// it reads them all) before it looks at any of them: their loads then
+/// overlap instead of queueing.
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]

@@ -134,6 +134,14 @@ struct Node {
     seeds: i32,
 }
 
+/// The endgame database, if there is one and it holds the position seen
+/// as `view`, which has `seeds` seeds in its pits (no database holds a
+/// position with a swap pending).
+#[inline]
+fn holding<'d>(db: Option<&'d Endgame>, view: &View, seeds: i32) -> Option<&'d Endgame> {
+    db.filter(|db| view.swap == crate::view::NO_SWAP && seeds as usize <= db.max_seeds())
+}
+
 /// The mover's store minus the opponent's.
 #[inline]
 pub(crate) fn stores_margin(rules: &KalahRules, state: &KalahState, mover: Player) -> i32 {
@@ -207,11 +215,9 @@ impl<'a> Search<'a> {
             .expect("searching a finished game");
         let view = View::of(shared.rules, state, mover);
         let seeds = view.seeds();
-        if let Some(db) = shared.endgame {
-            if view.swap == crate::view::NO_SWAP && seeds as usize <= db.max_seeds() {
-                self.nodes += 1;
-                return db.lookup(view.board(), seeds as usize);
-            }
+        if let Some(db) = holding(shared.endgame, &view, seeds) {
+            self.nodes += 1;
+            return db.lookup(view.board(), seeds as usize);
         }
         let node = Node {
             key: view.key(shared.bits),
@@ -262,10 +268,9 @@ impl<'a> Search<'a> {
 
         let pits = rules.pits();
         let db = shared.endgame;
-        let db_seeds = db.map_or(0, Endgame::max_seeds);
         // Enhanced transposition cutoffs cost a table probe per child: worth
         // it only where subtrees are big, far from the endgame database.
-        let etc = node.seeds as usize >= db_seeds + ETC_MARGIN;
+        let etc = node.seeds as usize >= db.map_or(0, Endgame::max_seeds) + ETC_MARGIN;
         // Child positions are kept apart from the list that gets sorted, so
         // sorting moves small records and no move is played twice.
         let mut states = [*state; MAX_CHILDREN];
@@ -294,11 +299,11 @@ impl<'a> Search<'a> {
                 };
                 let view = View::of(rules, &child, child_mover);
                 let seeds = view.seeds();
-                match db {
-                    Some(db) if view.swap == crate::view::NO_SWAP && seeds as usize <= db_seeds => {
+                match holding(db, &view, seeds) {
+                    Some(db) => {
                         db_slots[count] = Some(db.slot(view.board(), seeds as usize));
                     }
-                    _ => {
+                    None => {
                         kids[count] = Node {
                             key: view.key(shared.bits),
                             reach: view.reach(),
