@@ -22,6 +22,10 @@ const STOP_INTERVAL: u64 = 1 << 12;
 /// many seeds more than the endgame database holds.
 const ETC_MARGIN: usize = 6;
 
+/// How much of a row's seeds [`Search::estimate`] counts to its owner at
+/// its horizon, in percent.
+pub(crate) const HORIZON_SHARE_PERCENT: i32 = 50;
+
 /// Most moves a position has: every pit, and the swap.
 const MAX_CHILDREN: usize = mancala_core::MAX_PITS + 1;
 
@@ -99,6 +103,8 @@ pub(crate) struct Search<'a> {
     pub nodes: u64,
     /// Set once the stop condition was met: values are then meaningless.
     pub stopped: bool,
+    /// Positions [`Search::estimate`] valued by the heuristic, not exactly.
+    pub horizon_leaves: u64,
 }
 
 /// How the game goes on after a move.
@@ -177,6 +183,7 @@ impl<'a> Search<'a> {
             abort: None,
             nodes: 0,
             stopped: false,
+            horizon_leaves: 0,
         }
     }
 
@@ -471,6 +478,53 @@ impl<'a> Search<'a> {
         })
     }
 
+    /// A heuristic guess at the value of `state` (not over) for its mover,
+    /// for MTD(f) to start from: alpha-beta `depth` moves deep, exact at
+    /// the game's end and where the endgame database holds a position, and
+    /// at the horizon each row's seeds counted [`HORIZON_SHARE_PERCENT`] to
+    /// its owner (each such guess is counted in `horizon_leaves`). Nothing
+    /// is read from or stored in the table: the guess is never taken as
+    /// exact.
+    pub fn estimate(&mut self, state: &KalahState, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(STOP_INTERVAL) && self.stop.reached() {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        let rules = self.shared.rules;
+        let mover = rules.to_move(state).expect("estimating a finished game");
+        let view = View::of(rules, state, mover);
+        let seeds = view.seeds();
+        if let Some(db) = holding(self.shared.endgame, &view, seeds) {
+            return db.lookup(view.board(), seeds as usize);
+        }
+        if depth == 0 {
+            self.horizon_leaves += 1;
+            let own: i32 = view.board()[..rules.pits()]
+                .iter()
+                .map(|&c| i32::from(c))
+                .sum();
+            return (2 * own - seeds) * HORIZON_SHARE_PERCENT / 100;
+        }
+        let mut best = i32::MIN;
+        for mv in rules.legal_moves(state) {
+            let (child, gain, next) = play(rules, state, mover, mv);
+            let v = match next {
+                Next::Over => gain,
+                Next::Same => gain + self.estimate(&child, depth - 1, alpha - gain, beta - gain),
+                Next::Other => gain - self.estimate(&child, depth - 1, gain - beta, gain - alpha),
+            };
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
     fn record(&self, key: &Key, lo: i32, hi: i32, mv: Move, nodes_before: u64) {
         let work = 64 - (self.nodes - nodes_before).leading_zeros();
         let pits = self.shared.rules.pits();
@@ -498,4 +552,69 @@ pub(crate) fn children(
             (mv, child, gain, next == Next::Other)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Table;
+
+    /// The value still to come for the mover, by plain exhaustive minimax.
+    fn plain(rules: &KalahRules, state: &KalahState) -> i32 {
+        let mover = rules.to_move(state).unwrap();
+        rules
+            .legal_moves(state)
+            .into_iter()
+            .map(|mv| match play(rules, state, mover, mv) {
+                (_, gain, Next::Over) => gain,
+                (child, gain, Next::Same) => gain + plain(rules, &child),
+                (child, gain, Next::Other) => gain - plain(rules, &child),
+            })
+            .max()
+            .unwrap()
+    }
+
+    fn shared<'a>(rules: &'a KalahRules, table: &'a Table) -> Shared<'a> {
+        Shared {
+            rules,
+            table,
+            endgame: None,
+            bits: crate::view::bits_for(rules.total_seeds()),
+            busy: None,
+        }
+    }
+
+    #[test]
+    fn an_estimate_deep_enough_to_reach_every_end_is_the_exact_value() {
+        let table = Table::new(1).unwrap();
+        for (pits, seeds) in [(2, 2), (3, 2), (3, 3), (4, 1)] {
+            for pie in [false, true] {
+                let mut rules = KalahRules::new(pits, seeds).unwrap();
+                rules.pie = pie;
+                let shared = shared(&rules, &table);
+                let mut search = Search::new(&shared, StopCondition::NEVER);
+                let start = rules.start();
+                let estimate = search.estimate(&start, 200, -1000, 1000);
+                assert_eq!(estimate, plain(&rules, &start), "{rules}");
+                assert_eq!(search.horizon_leaves, 0, "{rules}");
+            }
+        }
+    }
+
+    #[test]
+    fn at_its_horizon_the_estimate_counts_half_of_each_row_to_its_owner() {
+        let rules = KalahRules::new(3, 3).unwrap();
+        let table = Table::new(1).unwrap();
+        let shared = shared(&rules, &table);
+        let mut search = Search::new(&shared, StopCondition::NEVER);
+        // Player 0 to move with 7 seeds in their row, 3 in the opponent's.
+        let state = rules.parse_position("3,0,4/1,1,1/4,4/0").unwrap();
+        assert_eq!(search.estimate(&state, 0, -1000, 1000), (7 - 3) / 2);
+        assert_eq!(search.horizon_leaves, 1);
+        // One move deep: pit 1 sows its last seed in the store (+1) for an
+        // extra turn on 0,1,5 against 1,1,1, counted (6 - 3) / 2 = +1; pit 3
+        // puts one seed in the store and three in the opponent's row, who
+        // moves on 3,0,0 against 2,2,2: 1 - (6 - 3) / 2 = 0.
+        assert_eq!(search.estimate(&state, 1, -1000, 1000), 1 + (6 - 3) / 2);
+    }
 }
