@@ -140,12 +140,12 @@ impl SolverOptions {
 /// from a heuristic guess ([`Solver::first_guess`]). Kalah(6,4)'s start,
 /// 24 to 26 seeds above the usual databases, is solved in 2 to 7 s on two
 /// threads and gained nothing (its probes below the value are cheap) for
-/// the guess's 0.5 to 0.8 s; Kalah(6,5)'s, 34 to 36 above, took two probes
-/// instead of five to seven, and 15 minutes instead of 21 to 45.
+/// the guess's 0.5 to 0.8 s; Kalah(6,5)'s, 34 to 36 above, took two or
+/// three probes instead of six or seven, and 15 minutes instead of 21 to 45.
 const GUESS_MARGIN: usize = 28;
 
 /// Most nodes the deepest step of MTD(f)'s first guess may cost (about
-/// two seconds): Kalah(6,4) and (6,5) stop at 14 moves deep.
+/// two seconds): from the start of a six-pit board it stops 14 moves deep.
 const GUESS_NODES: u64 = 1 << 24;
 
 /// How far above its heuristic estimate MTD(f) starts. The estimate counts
@@ -153,9 +153,10 @@ const GUESS_NODES: u64 = 1 << 24;
 /// mover's initiative beyond it: on the big boards and positions measured
 /// (six pits, 46 to 60 seeds in the pits, 14 moves deep) it fell 1 to 5
 /// below the exact value, 3 on average. Starting a little high is also the
-/// cheaper mistake: a first probe above the value fails low with a bound
-/// that is often the value itself, so the next probe ends the search,
-/// where a start one step low costs a whole extra probe.
+/// cheaper mistake in the runs measured: a probe above the value failed low
+/// with the value itself as its bound, so the next probe ended the search,
+/// while one below it failed high with no more than its own threshold,
+/// and each step up cost another probe.
 const GUESS_BIAS: i32 = 3;
 
 /// A move and its value.
@@ -703,21 +704,25 @@ impl Solver {
 
     /// Where MTD(f) starts for `state`, seen as `view`: each probe proves a
     /// bound, so a start near the value saves the probes in between, and on
-    /// the biggest boards each costs minutes. What the table knows comes
-    /// first (a position solved before, as the `perfect` agent's are, needs
-    /// no guess). Positions at least [`GUESS_MARGIN`] seeds above the
+    /// the biggest boards each costs minutes. The guess is kept within what
+    /// the table knows (a position solved before, as the `perfect` agent's
+    /// are, needs no guess at all). Positions at least [`GUESS_MARGIN`] seeds above the
     /// database get a shallow alpha-beta [`Search::estimate`], deepened two
     /// moves at a time while the next depth stays under [`GUESS_NODES`],
     /// plus [`GUESS_BIAS`] where it had to guess at its horizon; smaller
     /// ones are solved too fast for it to pay, and start at 0.
     fn first_guess(&self, state: &KalahState, view: &view::View, stop: StopCondition<'_>) -> i32 {
         let reach = view.reach();
-        if let Some(e) = self.table.probe(&view.key(self.bits)) {
-            return 0.clamp(i32::from(e.lower), i32::from(e.upper));
-        }
+        let (lower, upper) = match self.table.probe(&view.key(self.bits)) {
+            Some(e) => (i32::from(e.lower), i32::from(e.upper)),
+            None => (-reach, reach),
+        };
+        // Written as max-then-min, not clamp: two hashed keys sharing a
+        // slot may leave bounds that cross, and any start is still correct.
+        let within = |g: i32| g.max(lower).min(upper);
         let db_seeds = self.endgame.as_ref().map_or(0, Endgame::max_seeds);
-        if (view.seeds() as usize) < db_seeds + GUESS_MARGIN {
-            return 0;
+        if lower >= upper || (view.seeds() as usize) < db_seeds + GUESS_MARGIN {
+            return within(0);
         }
         let shared = self.shared();
         let mut search = Search::new(&shared, stop);
@@ -742,7 +747,7 @@ impl Solver {
             depth += 2;
         }
         self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
-        guess.clamp(-reach, reach)
+        within(guess)
     }
 
     /// Positions searched by this solver so far, on all threads.
@@ -770,33 +775,46 @@ mod tests {
 
     #[test]
     fn big_positions_start_from_a_guess_near_the_value_and_end_at_the_same_value() {
-        for (pits, seeds) in [(4, 4), (3, 6)] {
-            for empty_capture in [false, true] {
-                let mut rules = KalahRules::new(pits, seeds).unwrap();
-                rules.empty_capture = empty_capture;
-                let start = rules.start();
-                // The biggest database that leaves the start a big position.
-                let options = SolverOptions {
-                    table_mib: 16,
-                    endgame_seeds: rules.total_seeds() - GUESS_MARGIN,
-                    endgame_dir: None,
-                };
-                let solver = Solver::new(rules, &options).unwrap();
-                let mover = rules.to_move(&start).unwrap();
-                let view = view::View::of(&rules, &start, mover);
-                let guess = solver.first_guess(&start, &view, StopCondition::NEVER);
-                let value = solver.value(&start, StopCondition::NEVER).unwrap();
-                assert_eq!(value, from_zero(rules, &options, &start), "{rules}");
-                assert!(
-                    (guess - value).abs() <= 2 * GUESS_BIAS,
-                    "{rules}: guess {guess}, value {value}"
-                );
-                // Once solved, the table's value is the guess.
-                assert_eq!(
-                    solver.first_guess(&start, &view, StopCondition::NEVER),
-                    value
-                );
-            }
+        for spec in [
+            "kalah:pits=4,seeds=4",
+            "kalah:pits=4,seeds=4,empty_capture=true",
+            "kalah:pits=4,seeds=4,pie=true",
+            "kalah:pits=3,seeds=6",
+        ] {
+            let mancala_core::GameSpec::Kalah(rules) = spec.parse().unwrap() else {
+                unreachable!()
+            };
+            let start = rules.start();
+            let mover = rules.to_move(&start).unwrap();
+            let view = view::View::of(&rules, &start, mover);
+            // The biggest database that leaves the start a big position...
+            let options = SolverOptions {
+                table_mib: 16,
+                endgame_seeds: rules.total_seeds() - GUESS_MARGIN,
+                endgame_dir: None,
+            };
+            let solver = Solver::new(rules, &options).unwrap();
+            let guess = solver.first_guess(&start, &view, StopCondition::NEVER);
+            assert!(solver.nodes() > 0, "{spec}: the estimate searched");
+            let value = solver.value(&start, StopCondition::NEVER).unwrap();
+            assert_eq!(value, from_zero(rules, &options, &start), "{spec}");
+            assert!(
+                (guess - value).abs() <= 2 * GUESS_BIAS,
+                "{spec}: guess {guess}, value {value}"
+            );
+            // Once solved, the table's value is the guess.
+            assert_eq!(
+                solver.first_guess(&start, &view, StopCondition::NEVER),
+                value
+            );
+            // ... and with one seed more in the database, no guess is made.
+            let options = SolverOptions {
+                endgame_seeds: options.endgame_seeds + 1,
+                ..options
+            };
+            let solver = Solver::new(rules, &options).unwrap();
+            assert_eq!(solver.first_guess(&start, &view, StopCondition::NEVER), 0);
+            assert_eq!(solver.nodes(), 0, "{spec}");
         }
     }
 }

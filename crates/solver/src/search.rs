@@ -24,7 +24,7 @@ const ETC_MARGIN: usize = 6;
 
 /// How much of a row's seeds [`Search::estimate`] counts to its owner at
 /// its horizon, in percent.
-pub(crate) const HORIZON_SHARE_PERCENT: i32 = 50;
+const HORIZON_SHARE_PERCENT: i32 = 50;
 
 /// Most moves a position has: every pit, and the swap.
 const MAX_CHILDREN: usize = mancala_core::MAX_PITS + 1;
@@ -611,6 +611,12 @@ mod tests {
         let state = rules.parse_position("3,0,4/1,1,1/4,4/0").unwrap();
         assert_eq!(search.estimate(&state, 0, -1000, 1000), (7 - 3) / 2);
         assert_eq!(search.horizon_leaves, 1);
+        // The rows swapped, player 1 to move: the mover's row is theirs.
+        let theirs = rules.parse_position("1,1,1/3,0,4/4,4/1").unwrap();
+        assert_eq!(search.estimate(&theirs, 0, -1000, 1000), (7 - 3) / 2);
+        // Player 1 to move with the smaller row: the count is negative.
+        let behind = rules.parse_position("3,0,4/1,1,1/4,4/1").unwrap();
+        assert_eq!(search.estimate(&behind, 0, -1000, 1000), -(7 - 3) / 2);
         // One move deep: pit 1 sows its last seed in the store (+1) for an
         // extra turn on 0,1,5 against 1,1,1, counted (6 - 3) / 2 = +1; pit 3
         // puts one seed in the store and three in the opponent's row, who
