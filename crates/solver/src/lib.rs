@@ -706,11 +706,12 @@ impl Solver {
     /// bound, so a start near the value saves the probes in between, and on
     /// the biggest boards each costs minutes. The guess is kept within what
     /// the table knows (a position solved before, as the `perfect` agent's
-    /// are, needs no guess at all). Positions at least [`GUESS_MARGIN`] seeds above the
-    /// database get a shallow alpha-beta [`Search::estimate`], deepened two
-    /// moves at a time while the next depth stays under [`GUESS_NODES`],
-    /// plus [`GUESS_BIAS`] where it had to guess at its horizon; smaller
-    /// ones are solved too fast for it to pay, and start at 0.
+    /// are, needs no guess at all). Positions at least [`GUESS_MARGIN`]
+    /// seeds above the database get a shallow alpha-beta
+    /// [`Search::estimate`], deepened two moves at a time while the next
+    /// depth stays under [`GUESS_NODES`], plus [`GUESS_BIAS`] where it had
+    /// to guess at its horizon; smaller ones are solved too fast for it to
+    /// pay, and start at 0.
     fn first_guess(&self, state: &KalahState, view: &view::View, stop: StopCondition<'_>) -> i32 {
         let reach = view.reach();
         let (lower, upper) = match self.table.probe(&view.key(self.bits)) {

@@ -22,10 +22,6 @@ const STOP_INTERVAL: u64 = 1 << 12;
 /// many seeds more than the endgame database holds.
 const ETC_MARGIN: usize = 6;
 
-/// How much of a row's seeds [`Search::estimate`] counts to its owner at
-/// its horizon, in percent.
-const HORIZON_SHARE_PERCENT: i32 = 50;
-
 /// Most moves a position has: every pit, and the swap.
 const MAX_CHILDREN: usize = mancala_core::MAX_PITS + 1;
 
@@ -481,8 +477,9 @@ impl<'a> Search<'a> {
     /// A heuristic guess at the value of `state` (not over) for its mover,
     /// for MTD(f) to start from: alpha-beta `depth` moves deep, exact at
     /// the game's end and where the endgame database holds a position, and
-    /// at the horizon each row's seeds counted [`HORIZON_SHARE_PERCENT`] to
-    /// its owner (each such guess is counted in `horizon_leaves`). Nothing
+    /// at the horizon each row's seeds counted half to its owner (a third
+    /// and two thirds did no better on the boards solved; each such guess
+    /// is counted in `horizon_leaves`). Nothing
     /// is read from or stored in the table: the guess is never taken as
     /// exact.
     pub fn estimate(&mut self, state: &KalahState, depth: u32, mut alpha: i32, beta: i32) -> i32 {
@@ -506,7 +503,7 @@ impl<'a> Search<'a> {
                 .iter()
                 .map(|&c| i32::from(c))
                 .sum();
-            return (2 * own - seeds) * HORIZON_SHARE_PERCENT / 100;
+            return (2 * own - seeds) / 2;
         }
         let mut best = i32::MIN;
         for mv in rules.legal_moves(state) {
