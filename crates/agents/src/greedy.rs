@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::minimax::TURN_WIDTH;
-use crate::{Agent, AgentError, SearchInfo};
+use crate::{Agent, AgentError, SearchInfo, StopCondition};
 
 /// Maximises the mover's store gain of the whole turn: a move that earns an
 /// extra turn is scored by the best continuation of that turn (within a
@@ -95,7 +95,13 @@ impl<G: Game> Agent<G> for Greedy {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+    /// Answers at once: nothing to stop.
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        _stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
         let t0 = std::time::Instant::now();
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
         let mut nodes = 0;

@@ -131,28 +131,28 @@ pub trait Agent<G: Game>: Send {
     /// tables, so a game's moves depend only on its seed and positions.
     fn new_game(&mut self, seed: u64);
 
-    /// Chooses a move for the player to move in `state`.
+    /// Chooses a move for the player to move in `state`, giving up when
+    /// `stop` is reached: with the best move found so far, or
+    /// [`AgentError::Stopped`] when there is none yet. The one method an
+    /// agent must write: an agent that answers at once ignores `stop`.
     ///
     /// # Errors
     /// [`AgentError::GameOver`] for a finished game; [`AgentError::Failed`]
-    /// when the agent cannot answer.
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError>;
-
-    /// Like [`Agent::choose`], but gives up when `stop` is reached: with the
-    /// best move found so far, or [`AgentError::Stopped`] when there is none
-    /// yet. Agents that search override it; the default is for agents that
-    /// answer at once and ignores `stop`.
-    ///
-    /// # Errors
-    /// As [`Agent::choose`], and [`AgentError::Stopped`].
+    /// when the agent cannot answer; [`AgentError::Stopped`].
     fn choose_until(
         &mut self,
         game: &G,
         state: &G::State,
         stop: StopCondition<'_>,
-    ) -> Result<Move, AgentError> {
-        let _ = stop;
-        self.choose(game, state)
+    ) -> Result<Move, AgentError>;
+
+    /// [`Agent::choose_until`] with nothing to stop it: the agent's own
+    /// budget (depth, simulations, time) alone ends its search.
+    ///
+    /// # Errors
+    /// As [`Agent::choose_until`], but for [`AgentError::Stopped`].
+    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+        self.choose_until(game, state, StopCondition::NEVER)
     }
 
     /// What the last call to [`Agent::choose`] searched.

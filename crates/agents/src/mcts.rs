@@ -783,10 +783,6 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for Mcts<G, E> {
         self.stepwise = None;
     }
 
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
-        self.choose_until(game, state, StopCondition::NEVER)
-    }
-
     fn choose_until(
         &mut self,
         game: &G,

@@ -352,10 +352,6 @@ impl<G: Game> Agent<G> for Minimax<G> {
         self.tt.clear();
     }
 
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
-        self.choose_until(game, state, StopCondition::NEVER)
-    }
-
     /// Stopped from outside, it plays the best move of the deepest
     /// iteration completed (the first ordered move if none was).
     fn choose_until(

@@ -4,7 +4,7 @@ use mancala_core::{Game, Move};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::{Agent, AgentError};
+use crate::{Agent, AgentError, StopCondition};
 
 /// Plays a uniformly random legal move (the swap included, where legal).
 #[derive(Debug, Clone)]
@@ -42,7 +42,13 @@ impl<G: Game> Agent<G> for RandomAgent {
         self.rng = SmallRng::seed_from_u64(seed);
     }
 
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
+    /// Answers at once: nothing to stop.
+    fn choose_until(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        _stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
         let legal = game.legal_moves(state);
         if legal.is_empty() {
             return Err(AgentError::GameOver);

@@ -5,7 +5,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mancala_agents::{Agent, AgentError, AgentSpec, Budget, Evaluator, Mcts, MctsOptions};
+use mancala_agents::{
+    Agent, AgentError, AgentSpec, Budget, Evaluator, Mcts, MctsOptions, StopCondition,
+};
 use mancala_arena::{pairs, schedule, Arena, Format, GameRecord, Players, RunOptions};
 use mancala_core::{Game, KalahRules, Move};
 use rand::rngs::SmallRng;
@@ -37,10 +39,11 @@ impl Agent<KalahRules> for Faulty {
         self.moves = 0;
     }
 
-    fn choose(
+    fn choose_until(
         &mut self,
         game: &KalahRules,
         state: &<KalahRules as Game>::State,
+        _stop: StopCondition<'_>,
     ) -> Result<Move, AgentError> {
         self.moves += 1;
         let legal = game.legal_moves(state);

@@ -270,10 +270,6 @@ impl<G: Game> Agent<G> for ExternalAgent {
         self.history.push(mv);
     }
 
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
-        self.choose_until(game, state, StopCondition::NEVER)
-    }
-
     fn choose_until(
         &mut self,
         game: &G,

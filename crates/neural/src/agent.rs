@@ -269,10 +269,6 @@ impl<G: Game> Agent<G> for NeuralAgent<G> {
         }
     }
 
-    fn choose(&mut self, game: &G, state: &G::State) -> Result<Move, AgentError> {
-        self.choose_until(game, state, StopCondition::NEVER)
-    }
-
     fn choose_until(
         &mut self,
         game: &G,
@@ -336,7 +332,12 @@ impl<G: Game> Agent<G> for BrokenAgent {
         self.0.clone()
     }
     fn new_game(&mut self, _seed: u64) {}
-    fn choose(&mut self, _game: &G, _state: &G::State) -> Result<Move, AgentError> {
+    fn choose_until(
+        &mut self,
+        _game: &G,
+        _state: &G::State,
+        _stop: StopCondition<'_>,
+    ) -> Result<Move, AgentError> {
         Err(AgentError::Failed(self.1.clone()))
     }
 }
