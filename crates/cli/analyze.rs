@@ -40,10 +40,10 @@ use serde_json::{json, Value};
 mod exact;
 mod fair;
 
-use crate::agents::AnyAgentSpec;
 use crate::progress::Progress;
 use crate::svg;
 use crate::{bad_input, Interrupted};
+use mancala_registry::AnyAgentSpec;
 
 /// Arguments of `mancala analyze`.
 #[derive(Args, Debug)]

@@ -120,7 +120,7 @@ fn bench_positions<G: Game>(game: &G) -> Vec<G::State> {
 /// Search speed of one agent on one thread: (nodes or simulations per
 /// second, mean depth reached).
 fn search_rate<G: Game>(game: &G, spec: &str, budget: Duration) -> Result<(f64, f64)> {
-    let spec = crate::agents::AnyAgentSpec::parse(spec).map_err(bad_input)?;
+    let spec = mancala_registry::AnyAgentSpec::parse(spec).map_err(bad_input)?;
     let positions = bench_positions(game);
     let per_position = budget.div_f64(positions.len() as f64);
     let (mut nodes, mut secs, mut depth) = (0u64, 0f64, 0f64);

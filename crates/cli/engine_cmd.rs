@@ -6,11 +6,8 @@ use std::io::{self, BufWriter};
 
 use anyhow::Result;
 use clap::Args;
-use mancala_agents::Agent;
-use mancala_core::Game;
-use mancala_engine::AgentSource;
+use mancala_registry::AnyAgentSpec;
 
-use crate::agents::AnyAgentSpec;
 use crate::bad_input;
 
 /// Arguments of `mancala engine`.
@@ -18,17 +15,6 @@ use crate::bad_input;
 pub struct EngineArgs {
     /// The agent to serve, e.g. minimax:depth=8 or mcts:time=100ms.
     agent: String,
-}
-
-impl AgentSource for AnyAgentSpec {
-    fn name(&self) -> String {
-        self.to_string()
-    }
-
-    fn build<G: Game>(&self, game: &G) -> Result<Box<dyn Agent<G>>, String> {
-        self.check(game).map_err(|e| e.to_string())?;
-        Ok(AnyAgentSpec::build(self, game))
-    }
 }
 
 /// `mancala engine`.

@@ -4,7 +4,6 @@
 //! This file only parses arguments and dispatches to one module per
 //! subcommand; the work itself lives in the library crates.
 
-mod agents;
 mod analyze;
 mod bench;
 mod board;

@@ -17,9 +17,9 @@ use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, Game, GameSpec};
 use serde_json::json;
 
-use crate::agents::AnyAgentSpec;
 use crate::bad_input;
 use crate::progress::Progress;
+use mancala_registry::AnyAgentSpec;
 
 /// Games of a match without `--games`.
 const DEFAULT_GAMES: u64 = 100;

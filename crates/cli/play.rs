@@ -11,10 +11,10 @@ use clap::Args;
 use mancala_agents::{derive_seed, Agent, SearchInfo};
 use mancala_core::{with_game, EndReason, Game, Move, Outcome, Player};
 
-use crate::agents::AnyAgentSpec;
 use crate::bad_input;
 use crate::board::{render_view, View};
 use crate::game_cmds::{start_state, GameArgs};
+use mancala_registry::AnyAgentSpec;
 
 /// Arguments of `mancala play`.
 #[derive(Args, Debug)]

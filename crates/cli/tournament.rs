@@ -19,9 +19,9 @@ use mancala_arena::{
 use mancala_core::{with_game, Game, GameSpec};
 use serde::{Deserialize, Serialize};
 
-use crate::agents::AnyAgentSpec;
 use crate::progress::Progress;
 use crate::{bad_input, Interrupted};
+use mancala_registry::AnyAgentSpec;
 
 /// Arguments of `mancala tournament`.
 #[derive(Args, Debug)]

@@ -19,9 +19,9 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use super::solver_options;
-use crate::agents::AnyAgentSpec;
 use crate::progress::Progress;
 use crate::{bad_input, Interrupted};
+use mancala_registry::AnyAgentSpec;
 
 /// The agents whose games give the positions when `--agent` is not given:
 /// a spread of styles, so that the set is not one agent's habits.

@@ -1,0 +1,324 @@
+//! Every agent of the toolkit from its spec: the classical agents of
+//! `mancala-agents`, `perfect` from the solver, external programs
+//! (`engine:cmd=...`), plus `neural:...` when built with the `neural`
+//! feature. The command line, the Python package and the web server build
+//! their agents here, so that a spec means the same agent in each.
+//!
+//! ```
+//! use mancala_core::{Game, KalahRules};
+//! use mancala_registry::AnyAgentSpec;
+//!
+//! let rules = KalahRules::new(4, 3).unwrap();
+//! let spec = AnyAgentSpec::parse("minimax:depth=4").unwrap();
+//! spec.check(&rules).unwrap();
+//! let mut agent = spec.build(&rules);
+//! agent.new_game(1);
+//! let mv = agent.choose(&rules, &rules.start()).unwrap();
+//! assert!(rules.legal_moves(&rules.start()).contains(mv));
+//! ```
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout)]
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use mancala_agents::{Agent, AgentSpec};
+use mancala_core::spec::Spec;
+use mancala_core::{Game, SpecError};
+use thiserror::Error;
+
+/// Why an agent spec was refused, or cannot play a game.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The spec does not parse, names no agent, or has a bad option.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// A neural spec asked of a build without the `neural` feature.
+    #[error(
+        "the neural agent needs a build with `--features neural` (see scripts/install-libtorch.sh)"
+    )]
+    NeuralNotBuilt,
+    /// A neural spec whose model cannot be loaded or does not fit.
+    #[cfg(feature = "neural")]
+    #[error(transparent)]
+    Neural(#[from] mancala_neural::NeuralError),
+    /// The agent cannot play this game (`perfect` on rules the solver
+    /// does not take, say).
+    #[error("{0}")]
+    Unplayable(String),
+    /// An engine's program is not there to run.
+    #[error("engine program `{program}` not found{}", if *on_path { " on PATH" } else { "" })]
+    ProgramNotFound {
+        /// The program as the spec names it.
+        program: String,
+        /// Whether it was looked for on `PATH` (a bare name).
+        on_path: bool,
+    },
+}
+
+/// Any agent this binary can build.
+#[derive(Clone, Debug)]
+pub enum AnyAgentSpec {
+    /// random, greedy, minimax, mcts.
+    Classical(AgentSpec),
+    /// perfect, perfect:time=T,fallback=SPEC.
+    Perfect(mancala_solver::PerfectSpec),
+    /// engine:cmd=PROGRAM ARGS,movetime=T: a program speaking the engine protocol.
+    Engine(Arc<mancala_engine::EngineConfig>),
+    /// neural:model=PATH,sims=N.
+    #[cfg(feature = "neural")]
+    Neural(mancala_neural::NeuralSpec),
+}
+
+impl AnyAgentSpec {
+    /// Parses an agent spec (and, for a neural agent, loads its model).
+    ///
+    /// # Errors
+    /// [`RegistryError::Spec`] for a bad spec, [`RegistryError::NeuralNotBuilt`]
+    /// for a neural spec without the feature, and a neural model's errors.
+    pub fn parse(text: &str) -> Result<AnyAgentSpec, RegistryError> {
+        let text = text.trim();
+        // Each family is known by the name before its options. `perfect`
+        // reads its own text, since its fallback is a spec of its own,
+        // commas and all; the others share the generic `name:key=value`
+        // split.
+        let family = text.split_once(':').map_or(text, |(name, _)| name);
+        if family == "perfect" {
+            return Ok(AnyAgentSpec::Perfect(mancala_solver::PerfectSpec::parse(
+                text,
+            )?));
+        }
+        let spec = Spec::parse(text)?;
+        if spec.name == mancala_engine::ENGINE_SPEC_NAME {
+            return Ok(AnyAgentSpec::Engine(Arc::new(
+                mancala_engine::EngineConfig::from_spec(&spec)?,
+            )));
+        }
+        if let Some(classical) = AgentSpec::from_spec(&spec)? {
+            return Ok(AnyAgentSpec::Classical(classical));
+        }
+        #[cfg(feature = "neural")]
+        if spec.name == "neural" {
+            return Ok(AnyAgentSpec::Neural(mancala_neural::NeuralSpec::from_spec(
+                &spec,
+            )?));
+        }
+        if spec.name == "neural" {
+            return Err(RegistryError::NeuralNotBuilt);
+        }
+        let mut accepted = mancala_agents::spec_names().to_vec();
+        accepted.push("perfect");
+        accepted.push("engine");
+        if cfg!(feature = "neural") {
+            accepted.push("neural");
+        }
+        Err(SpecError::UnknownName {
+            kind: "agent",
+            name: spec.name,
+            accepted: accepted.join(", "),
+        }
+        .into())
+    }
+
+    /// Checks that the agent can play `game` (a model's board size, the
+    /// solver's rules, an engine's program).
+    ///
+    /// # Errors
+    /// [`RegistryError::Unplayable`], [`RegistryError::ProgramNotFound`],
+    /// or a neural model's error.
+    pub fn check<G: Game>(&self, game: &G) -> Result<(), RegistryError> {
+        match self {
+            AnyAgentSpec::Classical(_) => {
+                let _ = game;
+                Ok(())
+            }
+            AnyAgentSpec::Perfect(p) => p
+                .check(game)
+                .map_err(|e| RegistryError::Unplayable(e.to_string())),
+            AnyAgentSpec::Engine(e) => check_program(&e.command[0], e.workdir.as_deref()),
+            #[cfg(feature = "neural")]
+            AnyAgentSpec::Neural(n) => Ok(n.check(game)?),
+        }
+    }
+
+    /// This spec with an engine's standard error kept in `dir` (a
+    /// tournament's output folder); other agents are unchanged.
+    pub fn with_engine_logs(&self, dir: &Path) -> AnyAgentSpec {
+        match self {
+            AnyAgentSpec::Engine(e) => {
+                let mut config = (**e).clone();
+                config.stderr_dir = Some(dir.to_path_buf());
+                AnyAgentSpec::Engine(Arc::new(config))
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Builds a fresh agent for `game`.
+    pub fn build<G: Game>(&self, game: &G) -> Box<dyn Agent<G>> {
+        match self {
+            AnyAgentSpec::Classical(c) => c.build::<G>(),
+            AnyAgentSpec::Perfect(p) => p.build::<G>(),
+            AnyAgentSpec::Engine(e) => Box::new(mancala_engine::ExternalAgent::new(
+                Arc::clone(e),
+                game.to_string(),
+            )),
+            #[cfg(feature = "neural")]
+            AnyAgentSpec::Neural(n) => n.build::<G>(),
+        }
+    }
+}
+
+impl fmt::Display for AnyAgentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyAgentSpec::Classical(c) => c.fmt(f),
+            AnyAgentSpec::Perfect(p) => p.fmt(f),
+            AnyAgentSpec::Engine(e) => e.fmt(f),
+            #[cfg(feature = "neural")]
+            AnyAgentSpec::Neural(n) => n.fmt(f),
+        }
+    }
+}
+
+/// Any spec can be served over the engine protocol (`mancala engine SPEC`).
+impl mancala_engine::AgentSource for AnyAgentSpec {
+    fn name(&self) -> String {
+        self.to_string()
+    }
+
+    fn build<G: Game>(&self, game: &G) -> Result<Box<dyn Agent<G>>, String> {
+        self.check(game).map_err(|e| e.to_string())?;
+        Ok(AnyAgentSpec::build(self, game))
+    }
+}
+
+/// Fails unless `program` names a file that can be run: a path (relative
+/// to `workdir` when one is given), or a name found on `PATH`. Saying so
+/// before a tournament beats forfeiting every game of the engine.
+fn check_program(program: &str, workdir: Option<&Path>) -> Result<(), RegistryError> {
+    let path = Path::new(program);
+    let found = if path.components().count() > 1 || path.is_absolute() {
+        let full = match workdir {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        };
+        full.is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(path).is_file()))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(RegistryError::ProgramNotFound {
+            program: program.to_string(),
+            on_path: path.components().count() <= 1,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mancala_core::KalahRules;
+
+    #[test]
+    fn every_family_parses_and_prints_its_canonical_spec() {
+        for (text, canonical) in [
+            ("random", "random"),
+            (" greedy ", "greedy"),
+            ("minimax:depth=4", "minimax:depth=4"),
+            ("mcts:sims=100", "mcts:sims=100"),
+            ("perfect", "perfect"),
+        ] {
+            let spec = AnyAgentSpec::parse(text).unwrap();
+            assert_eq!(spec.to_string(), canonical, "{text}");
+            assert_eq!(
+                AnyAgentSpec::parse(&spec.to_string()).unwrap().to_string(),
+                canonical
+            );
+        }
+        assert!(matches!(
+            AnyAgentSpec::parse("engine:cmd=python3 bot.py").unwrap(),
+            AnyAgentSpec::Engine(_)
+        ));
+    }
+
+    #[test]
+    fn perfects_fallback_keeps_its_own_commas() {
+        let spec = AnyAgentSpec::parse("perfect:time=1s,fallback=mcts:sims=50,c=1.2").unwrap();
+        let AnyAgentSpec::Perfect(perfect) = &spec else {
+            panic!("{spec:?}")
+        };
+        assert!(perfect.to_string().contains("mcts:"), "{perfect}");
+        assert!(perfect.to_string().contains("c=1.2"), "{perfect}");
+    }
+
+    #[test]
+    fn an_unknown_name_lists_every_family() {
+        let e = AnyAgentSpec::parse("minmax:depth=2").unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, RegistryError::Spec(_)), "{e:?}");
+        for name in ["random", "greedy", "minimax", "mcts", "perfect", "engine"] {
+            assert!(text.contains(name), "{text}");
+        }
+    }
+
+    #[cfg(not(feature = "neural"))]
+    #[test]
+    fn a_neural_spec_without_the_feature_says_how_to_get_it() {
+        let e = AnyAgentSpec::parse("neural:model=x.ot").unwrap_err();
+        assert!(matches!(e, RegistryError::NeuralNotBuilt), "{e:?}");
+        assert!(e.to_string().contains("--features neural"));
+    }
+
+    #[test]
+    fn check_refuses_what_cannot_play() {
+        let missing = AnyAgentSpec::parse("engine:cmd=./no-such-engine-here").unwrap();
+        let kalah = KalahRules::new(4, 3).unwrap();
+        match missing.check(&kalah) {
+            Err(RegistryError::ProgramNotFound { program, on_path }) => {
+                assert_eq!(program, "./no-such-engine-here");
+                assert!(!on_path);
+            }
+            other => panic!("{other:?}"),
+        }
+        let bare = AnyAgentSpec::parse("engine:cmd=no-such-engine-here").unwrap();
+        let e = bare.check(&kalah).unwrap_err();
+        assert!(e.to_string().ends_with("not found on PATH"), "{e}");
+        // `perfect` plays Kalah and single-round Congkak, not multi-round.
+        let perfect = AnyAgentSpec::parse("perfect").unwrap();
+        perfect.check(&kalah).unwrap();
+        let Ok(mancala_core::GameSpec::Congkak(rounds)) =
+            "congkak:pits=4,seeds=3,rounds=many".parse()
+        else {
+            panic!("multi-round congkak")
+        };
+        assert!(matches!(
+            perfect.check(&rounds),
+            Err(RegistryError::Unplayable(_))
+        ));
+    }
+
+    #[test]
+    fn built_agents_play_legal_moves() {
+        let kalah = KalahRules::new(3, 2).unwrap();
+        for text in [
+            "random",
+            "greedy",
+            "minimax:depth=2",
+            "mcts:sims=20",
+            "perfect",
+        ] {
+            let spec = AnyAgentSpec::parse(text).unwrap();
+            let mut agent = spec.build(&kalah);
+            agent.new_game(7);
+            let start = kalah.start();
+            let mv = agent.choose(&kalah, &start).unwrap();
+            assert!(kalah.legal_moves(&start).contains(mv), "{text}");
+        }
+    }
+}
