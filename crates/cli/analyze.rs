@@ -41,9 +41,9 @@ mod exact;
 mod fair;
 
 use crate::progress::Progress;
-use crate::svg;
 use crate::{bad_input, Interrupted};
 use mancala_registry::AnyAgentSpec;
+use mancala_report::svg;
 
 /// Arguments of `mancala analyze`.
 #[derive(Args, Debug)]

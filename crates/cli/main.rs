@@ -16,7 +16,7 @@ mod progress;
 mod report;
 mod solve_bench;
 mod solve_cmd;
-mod svg;
+
 mod tournament;
 #[cfg(feature = "neural")]
 mod train_cmd;

@@ -206,7 +206,7 @@ fn table(out: &mut String, t: &Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Section;
+    use crate::Section;
 
     #[test]
     fn a_page_escapes_text_and_links_its_sections() {

@@ -11,7 +11,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use crate::Result;
 use mancala_arena::stats::{wilson_interval, Z95};
 use serde_json::Value;
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::Result;
+use crate::Result;
 use mancala_arena::stats::{pentanomial_llr, Pentanomial};
 use mancala_core::{Game, GameSpec};
 use serde_json::Value;

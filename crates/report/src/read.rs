@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use anyhow::Result;
+use crate::Result;
 use serde_json::Value;
 
 use crate::bad_input;

@@ -105,7 +105,7 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Section;
+    use crate::Section;
 
     #[test]
     fn tables_align_numbers_and_charts_become_files() {

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use anyhow::Result;
+use crate::Result;
 use serde_json::Value;
 
 use super::read::{count, float, json_file, pair, pct, plain, signed, slug, string, with_interval};
