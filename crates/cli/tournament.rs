@@ -122,7 +122,7 @@ impl Identity {
         });
         let config: TournamentConfig = serde_json::from_value(value).map_err(|e| e.to_string())?;
         // What `TournamentConfig::parse` would refuse that the plan relies on.
-        config.format()?;
+        config.format().map_err(|e| e.to_string())?;
         let planned = config.planned_games();
         if config.agents.len() < 2 || planned > mancala_arena::config::MAX_GAMES {
             return Err(format!(

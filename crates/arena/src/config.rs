@@ -91,6 +91,32 @@ pub enum ConfigError {
     },
 }
 
+/// Why a config's `format` and `champion` give no pairing format.
+///
+/// Messages quote at most a few dozen characters of what the config says.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// A format other than `round_robin` or `gauntlet`.
+    #[error("'{}' is not a format: use round_robin or gauntlet", truncate_input(.0))]
+    Unknown(String),
+    /// A gauntlet without its champion.
+    #[error("a gauntlet needs `champion = \"NAME\"`, the agent that plays all others")]
+    NoChampion,
+    /// A champion that is not one of the agents.
+    #[error(
+        "champion '{}' is not an agent's name (agents: {})",
+        truncate_input(.champion),
+        .agents.join(", ")
+    )]
+    UnknownChampion {
+        /// The champion named.
+        champion: String,
+        /// The agents' names.
+        agents: Vec<String>,
+    },
+}
+
 /// One agent of a tournament: a built-in agent (`spec`) or an external
 /// program speaking the engine protocol (`command`, with `options`, `go`
 /// and `handshake_timeout`).
@@ -399,14 +425,13 @@ impl TournamentConfig {
                 ));
             }
         }
-        let format = self.format().map_err(|m| {
+        let format = self.format().map_err(|e| {
             invalid(
-                if m.contains("champion") {
-                    "champion"
-                } else {
-                    "format"
+                match e {
+                    FormatError::Unknown(_) => "format",
+                    FormatError::NoChampion | FormatError::UnknownChampion { .. } => "champion",
                 },
-                m,
+                e.to_string(),
             )
         })?;
         if format == Format::RoundRobin && self.champion.is_some() {
@@ -461,31 +486,25 @@ impl TournamentConfig {
     /// The pairing format.
     ///
     /// # Errors
-    /// A message for an unknown format or a missing or unknown champion.
-    pub fn format(&self) -> Result<Format, String> {
+    /// [`FormatError`] for an unknown format or a missing or unknown
+    /// champion.
+    pub fn format(&self) -> Result<Format, FormatError> {
         match self.format.as_str() {
             "round_robin" => Ok(Format::RoundRobin),
             "gauntlet" => {
                 let Some(champion) = &self.champion else {
-                    return Err(
-                        "a gauntlet needs `champion = \"NAME\"`, the agent that plays all others"
-                            .into(),
-                    );
+                    return Err(FormatError::NoChampion);
                 };
                 let names = self.agent_names();
                 match names.iter().position(|n| n == champion) {
                     Some(i) => Ok(Format::Gauntlet(i)),
-                    None => Err(format!(
-                        "champion '{}' is not an agent's name (agents: {})",
-                        truncate_input(champion),
-                        names.join(", ")
-                    )),
+                    None => Err(FormatError::UnknownChampion {
+                        champion: champion.clone(),
+                        agents: names,
+                    }),
                 }
             }
-            other => Err(format!(
-                "'{}' is not a format: use round_robin or gauntlet",
-                truncate_input(other)
-            )),
+            other => Err(FormatError::Unknown(other.to_string())),
         }
     }
 

@@ -27,6 +27,13 @@ pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 pub use schedule::{Shard, ShardError};
 pub use seat::HANG_GRACE;
 
+/// The score a candidate must reach in its gating match against the
+/// reigning agent to replace it: the default of training's
+/// `gate_threshold`. Kept here, below both, because training and the
+/// report of a training run (which reads it when the run's config is not
+/// in the folder) must agree on it.
+pub const DEFAULT_GATE_THRESHOLD: f64 = 0.55;
+
 /// Errors of the tournament crate.
 #[derive(Debug, Error)]
 #[non_exhaustive]

@@ -122,6 +122,20 @@ pub enum SpecError {
     },
 }
 
+/// A text that is not a move as people write it (a pit number from 1, or
+/// `swap`).
+///
+/// The message quotes at most [`ECHO_CHARS`] characters of the text.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "'{}' is not a move: write a pit number from 1 (as counted from the mover's side) or 'swap'",
+    truncate_input(.text)
+)]
+pub struct MoveParseError {
+    /// The text.
+    pub text: String,
+}
+
 /// A position that does not fit the rules.
 ///
 /// The message quotes at most [`ECHO_CHARS`] characters of the text.

@@ -36,7 +36,7 @@ pub mod spec;
 mod types;
 
 pub use congkak::{CongkakRules, CongkakState, Rounds, Sowing};
-pub use error::{IllegalMove, PositionError, SpecError};
+pub use error::{IllegalMove, MoveParseError, PositionError, SpecError};
 pub use game::{random_playout, EndReason, Game, Outcome};
 pub use kalah::{GameEnd, KalahRules, KalahState, Leftover};
 pub use notation::{Round, Setup};

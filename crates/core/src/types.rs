@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::MAX_PITS;
+use crate::{MoveParseError, MAX_PITS};
 
 /// One of the two players. Player 0 moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -141,18 +141,18 @@ impl Move {
     /// Parses a move as people write it: a pit number from 1, or `swap`.
     ///
     /// # Errors
-    /// A text that is neither a positive number nor `swap`.
-    pub fn parse_human(text: &str) -> Result<Move, String> {
+    /// [`MoveParseError`] for a text that is neither a pit number from 1
+    /// nor `swap`.
+    pub fn parse_human(text: &str) -> Result<Move, MoveParseError> {
         let t = text.trim();
         if t.eq_ignore_ascii_case("swap") {
             return Ok(Move::Swap);
         }
         match t.parse::<usize>() {
             Ok(n) if (1..=MAX_PITS).contains(&n) => Ok(Move::Pit((n - 1) as u8)),
-            _ => Err(format!(
-                "'{}' is not a move: write a pit number from 1 (as counted from the mover's side) or 'swap'",
-                crate::error::truncate_input(t)
-            )),
+            _ => Err(MoveParseError {
+                text: t.to_string(),
+            }),
         }
     }
 }
@@ -167,8 +167,8 @@ impl fmt::Display for Move {
 }
 
 impl FromStr for Move {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Move, String> {
+    type Err = MoveParseError;
+    fn from_str(s: &str) -> Result<Move, MoveParseError> {
         Move::parse_human(s)
     }
 }
@@ -365,7 +365,9 @@ mod tests {
         assert!(Move::parse_human("0").is_err());
         assert!(Move::parse_human("x").is_err());
         assert_eq!(Move::Pit(5).to_string(), "6");
-        let e = Move::parse_human(&"7".repeat(100_000)).unwrap_err();
+        let e = Move::parse_human(&"7".repeat(100_000))
+            .unwrap_err()
+            .to_string();
         assert!(e.len() < 200 && e.contains("(100000 bytes)"), "{e}");
     }
 }

@@ -293,7 +293,7 @@ fn check_move(text: &str) {
             let shown = mv.to_string();
             assert_eq!(shown.parse::<Move>(), Ok(mv), "{text:?} -> {shown:?}");
         }
-        Err(e) => assert_short(&e, text),
+        Err(e) => assert_short(&e.to_string(), text),
     }
 }
 
@@ -382,7 +382,7 @@ fn long_input_gives_short_errors() {
             assert!(e.len() < 400, "{e}");
         });
     }
-    let e = long.parse::<Move>().unwrap_err();
+    let e = long.parse::<Move>().unwrap_err().to_string();
     assert!(e.len() < 400, "{e}");
 }
 

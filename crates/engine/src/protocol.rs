@@ -140,7 +140,7 @@ fn parse_moves<'a>(
     tokens: impl Iterator<Item = &'a str>,
 ) -> Result<Vec<Move>, ProtocolError> {
     tokens
-        .map(|t| Move::parse_human(t).map_err(|e| bad(line, e)))
+        .map(|t| Move::parse_human(t).map_err(|e| bad(line, e.to_string())))
         .collect()
 }
 

@@ -117,7 +117,7 @@ impl Default for TrainConfig {
             hidden: 128,
             blocks: 3,
             gate_games: 40,
-            gate_threshold: 0.55,
+            gate_threshold: mancala_arena::DEFAULT_GATE_THRESHOLD,
             eval_sims: 32,
             eval_games: 20,
             eval_every: 1,

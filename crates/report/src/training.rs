@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::Result;
 use mancala_arena::stats::{wilson_interval, Z95};
+use mancala_arena::DEFAULT_GATE_THRESHOLD;
 use serde_json::Value;
 
 use super::read::{count, duration, float, json_file, pct, plain, string, toml_value, CsvTable};
@@ -24,9 +25,8 @@ use crate::svg::{self, Reference};
 /// The columns that make a CSV a training log.
 const LOG_COLUMNS: &[&str] = &["generation", "policy_loss", "value_loss", "gate_score"];
 
-/// The promotion threshold when the run's config is not in the folder:
-/// the training config's default.
-const DEFAULT_GATE_THRESHOLD: f64 = 0.55;
+// The promotion threshold when the run's config is not in the folder is
+// the training config's default, DEFAULT_GATE_THRESHOLD.
 
 /// One generation of the log.
 #[derive(Clone, Debug)]
