@@ -13,7 +13,8 @@ use mancala_arena::{GameLog, OutputDir};
 use mancala_core::{with_game, Game, GameSpec};
 
 use crate::bad_input;
-use crate::tournament::{self, output_error, Identity, Prepared};
+use crate::tournament::{self, output_error, Prepared};
+use mancala_arena::identity::Identity;
 
 /// Arguments of `mancala merge`.
 #[derive(Args, Debug)]
@@ -46,7 +47,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     let set = open_shards(&args.dirs).map_err(merge_error)?;
     let label = set.folders()[0].path.join("tournament.json");
     let origin = label.display().to_string();
-    let identity: Identity = serde_json::from_value(set.tournament().clone()).map_err(|e| {
+    let identity = Identity::from_value(set.tournament()).map_err(|e| {
         bad_input(format!(
             "{origin}: not a tournament this program can merge: {e}"
         ))
@@ -85,7 +86,7 @@ fn merge<G: Game>(
         plan,
         identity,
     } = prepared;
-    let label = serde_json::to_value(identity).expect("identity serialises");
+    let label = identity.to_value();
     if label != *set.tournament() {
         // The merged folder must be what a single run writes: refuse
         // labels this version would not write for the same tournament.

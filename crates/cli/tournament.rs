@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 use clap::Args;
+use mancala_arena::identity::Identity;
 use mancala_arena::merge::{read_identity, shard_identity, ShardStamp};
 use mancala_arena::runner::AgentFactory;
 use mancala_arena::{
@@ -17,7 +18,6 @@ use mancala_arena::{
     TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
-use serde::{Deserialize, Serialize};
 
 use crate::progress::Progress;
 use crate::{bad_input, Interrupted};
@@ -77,63 +77,6 @@ fn parse_shard(text: &str) -> Result<ShardArg, String> {
 /// Environment variables that mean a run is one task of a job array.
 const ARRAY_VARIABLES: &[&str] = &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"];
 
-/// What must match for a rerun to continue a folder's tournament: the
-/// folder's `tournament.json` (a shard's adds its shard stamp), and what
-/// `mancala merge` rebuilds the tournament from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Identity {
-    name: String,
-    game: String,
-    format: String,
-    champion: Option<String>,
-    games_per_pair: u32,
-    seed: u64,
-    opening_plies: u32,
-    opening_count: usize,
-    move_timeout: Option<String>,
-    agents: Vec<(String, String)>,
-}
-
-impl Identity {
-    /// The agents' specs, by agent index.
-    pub fn agent_specs(&self) -> Vec<String> {
-        self.agents.iter().map(|(_, spec)| spec.clone()).collect()
-    }
-
-    /// A config that plans exactly this tournament, rated with `anchor`.
-    ///
-    /// # Errors
-    /// When the identity does not make a config (a hand-edited file).
-    pub fn config(&self, anchor: Option<&str>) -> Result<TournamentConfig, String> {
-        let value = serde_json::json!({
-            "name": self.name,
-            "game": self.game,
-            "format": self.format,
-            "champion": self.champion,
-            "games_per_pair": self.games_per_pair,
-            "seed": self.seed,
-            "move_timeout": self.move_timeout,
-            "openings": {"plies": self.opening_plies, "count": self.opening_count},
-            "ratings": {"anchor": anchor},
-            "agents": self.agents.iter()
-                .map(|(name, spec)| serde_json::json!({"name": name, "spec": spec}))
-                .collect::<Vec<_>>(),
-        });
-        let config: TournamentConfig = serde_json::from_value(value).map_err(|e| e.to_string())?;
-        // What `TournamentConfig::parse` would refuse that the plan relies on.
-        config.format().map_err(|e| e.to_string())?;
-        let planned = config.planned_games();
-        if config.agents.len() < 2 || planned > mancala_arena::config::MAX_GAMES {
-            return Err(format!(
-                "{} agents and {planned} games is not a tournament",
-                config.agents.len()
-            ));
-        }
-        Ok(config)
-    }
-}
-
 /// Everything a run derives from its config: the plan, the arena that
 /// plays (or checks) its games, and the tournament's identity.
 pub struct Prepared<'a, G: Game> {
@@ -174,18 +117,7 @@ pub fn prepare<'a, G: Game>(
         config.games_per_pair,
         openings.len(),
     );
-    let identity = Identity {
-        name: config.name.clone(),
-        game: spec.to_string(),
-        format: config.format.clone(),
-        champion: config.champion.clone(),
-        games_per_pair: config.games_per_pair,
-        seed: config.seed,
-        opening_plies: config.openings.plies,
-        opening_count: config.opening_count(),
-        move_timeout: config.move_timeout.clone(),
-        agents: names.iter().cloned().zip(specs.iter().cloned()).collect(),
-    };
+    let identity = Identity::new(config, &spec.to_string(), &specs);
     let move_timeout = match &config.move_timeout {
         Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
         None => None,
@@ -271,7 +203,7 @@ fn check_folder_shard(dir: &Path, identity: &Identity, stamp: Option<&ShardStamp
     let Some(found) = read_identity(dir).map_err(bad_input)? else {
         return Ok(());
     };
-    let ours = serde_json::to_value(identity).expect("identity serialises");
+    let ours = identity.to_value();
     if found.tournament != ours || found.stamp.as_ref() == stamp {
         // Another tournament, or this one: GameLog::open says which.
         return Ok(());
@@ -373,7 +305,7 @@ fn run_tournament<G: Game>(
     check_folder_shard(&dir, &identity, stamp.as_ref())?;
     let label = match &stamp {
         Some(stamp) => shard_identity(&identity, stamp),
-        None => serde_json::to_value(&identity).expect("identity serialises"),
+        None => identity.to_value(),
     };
     let slice = shard.map_or(0..plan.len() as u64, |s| s.range(plan.len() as u64));
     let mine = &plan[slice.start as usize..slice.end as usize];

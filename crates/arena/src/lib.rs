@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout)]
 
 pub mod config;
+pub mod identity;
 pub mod log;
 pub mod merge;
 pub mod record;
