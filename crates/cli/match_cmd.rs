@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use anyhow::Result;
 use clap::Args;
 use mancala_arena::config::MAX_GAMES;
+use mancala_arena::sequential::{play_until_decided, score_of_first_agent};
 use mancala_arena::stats::json_float::to_value;
 use mancala_arena::stats::{
     mean_with_ci, paired_results, EloEstimate, PairedResults, Sprt, SprtDecision, SprtSpec, Wdl,
@@ -29,11 +30,6 @@ const DEFAULT_GAMES: u64 = 100;
 /// at 5% error rates in most cases, and the cap keeps a hopeless test
 /// (elo0 and elo1 a hair apart) from running for ever.
 const DEFAULT_SPRT_GAMES: u64 = 20_000;
-
-/// Pairs in the first batches of an SPRT match. The decision does not
-/// depend on it (pairs are judged in order, whatever the batches), only
-/// how many games past the deciding pair are played and thrown away.
-const MIN_BATCH_PAIRS: usize = 32;
 
 /// Arguments of `mancala match`.
 #[derive(Args, Debug)]
@@ -213,14 +209,8 @@ fn run_fixed<G: Game>(
     Ok(())
 }
 
-/// Plays the pairs of `games` (game `2k` and `2k + 1` are pair `k`) in
-/// batches until the SPRT decides or the games run out.
-///
-/// The test is fed completed pairs in pair order and stops at the first
-/// pair where the LLR reaches a bound; games of later pairs (played in the
-/// same batch) are discarded. So the decision, the pairs counted and every
-/// reported number depend only on the seed and the agents, not on threads
-/// or timing.
+/// Plays pairs until the SPRT decides or the games run out
+/// ([`play_until_decided`]), printing the test after each batch.
 fn run_sprt<G: Game>(
     arena: &Arena<'_, G>,
     games: &[ScheduledGame],
@@ -228,50 +218,7 @@ fn run_sprt<G: Game>(
     names: &[String],
     args: &MatchArgs,
 ) -> Result<()> {
-    let stop = crate::stop_flag();
-    let total_pairs = games.len() / 2;
-    let mut sprt = Sprt::new(spec);
-    // The games of the pairs the test has counted, in id order.
-    let mut counted: Vec<GameRecord> = Vec::new();
-    let mut next_pair = 0;
-    let mut interrupted = false;
-    while next_pair < total_pairs && !sprt.decision().is_final() {
-        // Batches grow with the match, so that long tests are not slowed
-        // by waiting for the slowest game of many small batches, while a
-        // clear result stops after few games.
-        let batch = MIN_BATCH_PAIRS
-            .max(arena.options.threads)
-            .max(next_pair / 4)
-            .min(total_pairs - next_pair);
-        let batch_games = &games[2 * next_pair..2 * (next_pair + batch)];
-        let played = Mutex::new(Vec::with_capacity(batch_games.len()));
-        arena.run(batch_games, stop, &|r: GameRecord| {
-            played.lock().expect("records").push(r);
-        })?;
-        let mut played = played.into_inner().expect("records");
-        played.sort_by_key(|r| r.id);
-        let mut played = played.into_iter().peekable();
-        let batch_start = next_pair;
-        for pair in batch_start..batch_start + batch {
-            let ids = [games[2 * pair].id, games[2 * pair + 1].id];
-            // Records come sorted, from this batch's games only, whose ids
-            // are those of its pairs in order.
-            let first = played.next_if(|r| r.id == ids[0]);
-            let second = played.next_if(|r| r.id == ids[1]);
-            let (Some(first), Some(second)) = (first, second) else {
-                // A game of this pair was never played (Ctrl-C): the
-                // test ends here, undecided.
-                interrupted = true;
-                break;
-            };
-            sprt.add_pair(score_of_a(&first), score_of_a(&second))?;
-            counted.push(first);
-            counted.push(second);
-            next_pair = pair + 1;
-            if sprt.decision().is_final() {
-                break;
-            }
-        }
+    let on_batch = |sprt: &Sprt| {
         if !args.json {
             eprintln!(
                 "pairs {}  LLR {:.2} [{:.2}, {:.2}]{}",
@@ -285,29 +232,17 @@ fn run_sprt<G: Game>(
                 }
             );
         }
-        if interrupted || stop.load(std::sync::atomic::Ordering::Relaxed) {
-            interrupted = true;
-            break;
-        }
-    }
-    report(names, &counted, args, Some((&sprt, games.len())))?;
-    if interrupted {
+    };
+    let run = play_until_decided(arena, games, spec, crate::stop_flag(), &on_batch)?;
+    report(names, &run.counted, args, Some((&run.sprt, games.len())))?;
+    if run.interrupted {
         eprintln!(
             "interrupted: the test stopped undecided after {} pairs",
-            sprt.pentanomial().pairs()
+            run.sprt.pentanomial().pairs()
         );
         return Err(anyhow::Error::new(crate::Interrupted));
     }
     Ok(())
-}
-
-/// Score of agent 0 in a record.
-fn score_of_a(r: &GameRecord) -> f64 {
-    if r.seats[0] == 0 {
-        r.first_seat_score()
-    } else {
-        1.0 - r.first_seat_score()
-    }
 }
 
 /// An Elo estimate's value and interval as JSON (`"inf"` for infinities).
@@ -341,7 +276,7 @@ fn report(
     let mut margins = Vec::new();
     let mut forfeits = 0;
     for r in records {
-        a.record(score_of_a(r))?;
+        a.record(score_of_first_agent(r))?;
         first.record(r.first_seat_score())?;
         if r.is_forfeit() {
             forfeits += 1;

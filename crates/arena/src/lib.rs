@@ -15,6 +15,7 @@ pub mod report;
 pub mod runner;
 pub mod schedule;
 mod seat;
+pub mod sequential;
 pub mod stats;
 
 use thiserror::Error;
