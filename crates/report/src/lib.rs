@@ -33,7 +33,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub use first_move::first_move_charts;
+
 mod analysis;
+mod first_move;
 mod games;
 mod html;
 mod md;

@@ -1,0 +1,1110 @@
+//! `analyze first-move`: over a grid of boards and rule sets, the exact
+//! value of the start and of every first move (where the solver finishes
+//! within a budget), and the first player's results when both seats are
+//! played by the same agent, for a ladder of agent strengths.
+//!
+//! The output folder holds `first_move_options.json` (the options that
+//! decide the results), `first_move_exact.csv` and `first_move.csv`
+//! (appended as each board is solved and each cell is played, so that a
+//! run can be stopped and resumed) and, at the end, `first_move.json`. The
+//! charts are drawn from a [`FirstMove`] by `mancala-report`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mancala_agents::{derive_seed, format_duration, parse_duration, StopCondition};
+use mancala_arena::stats::json_float::to_value;
+use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
+use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
+use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
+use mancala_registry::AnyAgentSpec;
+use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
+use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions};
+use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::grid::{grid, Board};
+use crate::{bad_input, check_db_seeds, io_error, solver_options, AnalysisError, Observer, Result};
+
+/// The ladder when none is given: weakest first.
+pub const DEFAULT_LADDER: &[&str] = &[
+    "random",
+    "greedy",
+    "minimax:depth=2",
+    "minimax:depth=4",
+    "minimax:depth=6",
+    "mcts:sims=100",
+    "mcts:sims=1000",
+    "perfect",
+];
+
+/// What a first-move analysis is asked to do: `mancala analyze
+/// first-move`'s flags, as given (the texts are saved with the results, so
+/// that a rerun with other options cannot mix its rows with these).
+#[derive(Clone, Debug)]
+pub struct FirstMoveOptions {
+    /// Game: kalah, oware or congkak, optionally with options kept on
+    /// every board (`kalah:leftover=set_aside`); no pits or seeds.
+    pub game: String,
+    /// Pits per row: a number, a range (`3..6`) or a list of those.
+    pub pits: String,
+    /// Seeds per pit at the start, written like `pits`.
+    pub seeds: String,
+    /// Rule sets, comma-separated (see [`crate::grid::rule_options`]).
+    pub rules: String,
+    /// The agent ladder, weakest first (empty: [`DEFAULT_LADDER`]).
+    pub agents: Vec<String>,
+    /// Games per board x rules x agent cell.
+    pub games: u64,
+    /// Seed of the whole analysis: each cell's games get their own stream.
+    pub seed: u64,
+    /// Worker threads. Results do not depend on it.
+    pub threads: usize,
+    /// Time the solver may spend on each board (`10s`, `2m`; `0` skips
+    /// exact values). The endgame database's build is not counted.
+    pub budget: String,
+    /// Solver transposition table size in MiB (one table per board).
+    pub tt: u64,
+    /// Seeds in the endgame database's fullest level (`None`: as `mancala
+    /// solve`; 0: no database).
+    pub db_seeds: Option<usize>,
+    /// Where endgame databases are kept between runs (`None`: built in
+    /// memory each time).
+    pub db_dir: Option<PathBuf>,
+    /// The output folder.
+    pub out: PathBuf,
+}
+
+impl FirstMoveOptions {
+    /// The command line's defaults, writing to `out`.
+    pub fn new(out: &Path) -> FirstMoveOptions {
+        FirstMoveOptions {
+            game: "kalah".into(),
+            pits: "3..6".into(),
+            seeds: "1..6".into(),
+            rules: "standard".into(),
+            agents: Vec::new(),
+            games: 100,
+            seed: 1,
+            threads: 1,
+            budget: "10s".into(),
+            tt: 256,
+            db_seeds: None,
+            db_dir: None,
+            out: out.to_path_buf(),
+        }
+    }
+}
+
+/// One row of `first_move.csv`: a board, a rule set and an agent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// The game's name.
+    pub game: String,
+    /// Pits per row.
+    pub pits: usize,
+    /// Seeds per pit.
+    pub seeds: usize,
+    /// The rule set's name.
+    pub rules: String,
+    /// The board's game spec.
+    pub spec: String,
+    /// The agent playing both seats.
+    pub agent: String,
+    /// Games played.
+    pub games: u64,
+    /// Games the first player won.
+    pub first_wins: u64,
+    /// Games drawn.
+    pub draws: u64,
+    /// Games the first player lost.
+    pub first_losses: u64,
+    /// The first player's score (0 to 1).
+    pub first_score: Option<f64>,
+    /// Its 95% interval's lower end.
+    pub score_lo: Option<f64>,
+    /// Its upper end.
+    pub score_hi: Option<f64>,
+    /// The first player's mean final margin.
+    pub mean_margin: Option<f64>,
+    /// Its 95% interval's lower end.
+    pub margin_lo: Option<f64>,
+    /// Its upper end.
+    pub margin_hi: Option<f64>,
+    /// Games lost by a forfeit.
+    pub forfeits: u64,
+    /// Mean moves per game.
+    pub mean_plies: Option<f64>,
+    /// The board's exact status (see [`Exact::status`]).
+    pub exact: String,
+    /// The board's exact value.
+    pub exact_value: Option<i32>,
+    /// Every first move's exact value.
+    pub move_values: String,
+    /// The first moves that keep the value.
+    pub best_moves: String,
+    /// Seconds the solver took.
+    pub solve_seconds: Option<f64>,
+    /// Positions it searched.
+    pub solve_nodes: Option<u64>,
+    /// The cell's seed.
+    pub seed: u64,
+    /// Seconds the cell's games took.
+    pub seconds: f64,
+}
+
+/// What is known exactly about one board's start: one row of
+/// `first_move_exact.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Exact {
+    /// The board's game spec.
+    pub spec: String,
+    /// `solved`, `over_budget`, `unavailable` (no solver for this game) or
+    /// `skipped` (`--budget 0`).
+    pub status: String,
+    /// The final margin for the first player with perfect play.
+    pub value: Option<i32>,
+    /// Every first move and its value: `1:+2 2:+2 3:-4`.
+    pub move_values: String,
+    /// The first moves that keep the value.
+    pub best_moves: String,
+    /// Seconds the solver took.
+    pub seconds: Option<f64>,
+    /// Positions it searched.
+    pub nodes: Option<u64>,
+    /// Why there is no value, in words.
+    pub note: String,
+}
+
+impl Exact {
+    /// No value, with its status and why.
+    pub fn none(spec: &str, status: &str, note: &str) -> Exact {
+        Exact {
+            spec: spec.to_string(),
+            status: status.to_string(),
+            value: None,
+            move_values: String::new(),
+            best_moves: String::new(),
+            seconds: None,
+            nodes: None,
+            note: note.to_string(),
+        }
+    }
+
+    /// A solved start: its value, every first move's and the best ones.
+    pub fn solved(spec: &str, s: &Solution) -> Exact {
+        let moves: Vec<String> = s
+            .moves
+            .iter()
+            .map(|m| format!("{}:{:+}", m.mv, m.value))
+            .collect();
+        let best: Vec<String> = s
+            .moves
+            .iter()
+            .filter(|m| m.value == s.value)
+            .map(|m| m.mv.to_string())
+            .collect();
+        Exact {
+            spec: spec.to_string(),
+            status: "solved".into(),
+            value: Some(s.value),
+            move_values: moves.join(" "),
+            best_moves: best.join(" "),
+            seconds: Some(s.stats.seconds),
+            nodes: Some(s.stats.nodes),
+            note: String::new(),
+        }
+    }
+
+    /// Not solved within `budget`.
+    pub fn over_budget(spec: &str, budget: Duration) -> Exact {
+        Exact {
+            seconds: Some(budget.as_secs_f64()),
+            ..Exact::none(
+                spec,
+                "over_budget",
+                &format!("not solved within {}", format_duration(budget)),
+            )
+        }
+    }
+
+    /// Whether the value is known.
+    pub fn is_solved(&self) -> bool {
+        self.status == "solved"
+    }
+}
+
+/// Parses `--budget`: `0` (no solving) or a duration.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for a text that is neither.
+pub fn parse_budget(text: &str) -> Result<Option<Duration>> {
+    let t = text.trim();
+    if t == "0" || t == "0s" || t.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    parse_duration("budget", t)
+        .map(Some)
+        .map_err(|e| bad_input(format!("--budget: {e}")))
+}
+
+/// The options that decide the results, as saved in the output folder: a
+/// rerun with other values must not mix its rows with these.
+fn options_record(
+    game: &str,
+    args: &FirstMoveOptions,
+    boards: &[Board],
+    rule_sets: &[String],
+    agents: &[String],
+) -> Value {
+    let pits: BTreeSet<usize> = boards.iter().map(|b| b.pits).collect();
+    let seeds: BTreeSet<usize> = boards.iter().map(|b| b.seeds).collect();
+    json!({
+        "game": args.game.trim(),
+        "game_name": game,
+        "pits": pits,
+        "seeds": seeds,
+        "rules": rule_sets,
+        "agents": agents,
+        "games": args.games,
+        "seed": args.seed,
+        "budget": args.budget.trim(),
+        "tt": args.tt,
+        "db_seeds": args.db_seeds,
+    })
+}
+
+/// The rows, one per cell, appended as cells finish.
+pub const CSV_NAME: &str = "first_move.csv";
+/// The boards' exact values, appended as boards are solved.
+pub const EXACT_NAME: &str = "first_move_exact.csv";
+/// The options the rows were made with.
+pub const OPTIONS_NAME: &str = "first_move_options.json";
+/// Everything, written at the end.
+pub const JSON_NAME: &str = "first_move.json";
+
+/// Reads the rows of a CSV file written by this module.
+fn read_csv<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
+    let file = fs::File::open(path).map_err(io_error("read", path))?;
+    let mut reader = csv::Reader::from_reader(file);
+    let mut out = Vec::new();
+    for (i, row) in reader.deserialize().enumerate() {
+        out.push(row.map_err(|e| AnalysisError::Damaged {
+            path: path.to_path_buf(),
+            why: format!(
+                "damaged at row {}: {e} (remove the row, or the folder, and rerun)",
+                i + 1
+            ),
+        })?);
+    }
+    Ok(out)
+}
+
+/// Appends rows to a CSV file, writing the header when the file is new.
+struct Appender {
+    path: PathBuf,
+}
+
+impl Appender {
+    fn append<T: Serialize>(&self, row: &T) -> Result<()> {
+        let new = fs::metadata(&self.path).map_or(true, |m| m.len() == 0);
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(io_error("write", &self.path))?;
+        let mut w = csv::WriterBuilder::new().has_headers(new).from_writer(file);
+        let written = w.serialize(row).map_err(|e| match e.into_kind() {
+            csv::ErrorKind::Io(io) => io,
+            other => std::io::Error::other(format!("{other:?}")),
+        });
+        written
+            .and_then(|()| w.flush())
+            .map_err(io_error("write", &self.path))
+    }
+}
+
+/// Checks that `out` holds nothing or the results of these same options;
+/// returns the finished rows and exact values found there.
+fn open_output(out: &Path, options: &Value) -> Result<(Vec<Row>, Vec<Exact>)> {
+    fs::create_dir_all(out).map_err(io_error("create", out))?;
+    let options_path = out.join(OPTIONS_NAME);
+    let csv_path = out.join(CSV_NAME);
+    if options_path.exists() {
+        let text = fs::read_to_string(&options_path).map_err(io_error("read", &options_path))?;
+        let saved: Value = serde_json::from_str(&text).map_err(|e| AnalysisError::Damaged {
+            path: options_path.clone(),
+            why: format!("damaged: {e}"),
+        })?;
+        if &saved != options {
+            let mut differ = Vec::new();
+            if let (Some(a), Some(b)) = (saved.as_object(), options.as_object()) {
+                for (k, v) in b {
+                    let old = a.get(k).unwrap_or(&Value::Null);
+                    if old != v {
+                        differ.push(format!("{k}: {old} there, {v} now"));
+                    }
+                }
+            }
+            return Err(bad_input(format!(
+                "{} holds results of other options ({}); rerun with the same options to \
+                 resume, or choose another --out",
+                out.display(),
+                if differ.is_empty() {
+                    "unreadable options".to_string()
+                } else {
+                    differ.join("; ")
+                }
+            )));
+        }
+    } else if csv_path.exists() || out.join(EXACT_NAME).exists() {
+        return Err(bad_input(format!(
+            "{} holds results without {OPTIONS_NAME}: they cannot be resumed; choose another --out",
+            out.display()
+        )));
+    } else {
+        let text = serde_json::to_string_pretty(options).expect("JSON values print") + "\n";
+        fs::write(&options_path, text).map_err(io_error("write", &options_path))?;
+    }
+    let rows = if csv_path.exists() {
+        read_csv(&csv_path)?
+    } else {
+        Vec::new()
+    };
+    let exact_path = out.join(EXACT_NAME);
+    let exact = if exact_path.exists() {
+        read_csv(&exact_path)?
+    } else {
+        Vec::new()
+    };
+    Ok((rows, exact))
+}
+
+/// The solver that solved a board, its table warm: `perfect` plays from it.
+enum BoardSolver {
+    Kalah(Arc<Solver>),
+    Congkak(Arc<CongkakSolver>),
+}
+
+/// The exact value of a board's start, for the games a solver knows, and
+/// the solver that found it, if `perfect` can play from it.
+fn exact_value(
+    board: &Board,
+    budget: Option<Duration>,
+    args: &FirstMoveOptions,
+    stop: &AtomicBool,
+) -> Result<(Exact, Option<BoardSolver>)> {
+    let threads = args.threads;
+    let key = &board.key;
+    let Some(budget) = budget else {
+        return Ok((Exact::none(key, "skipped", "--budget 0: not solved"), None));
+    };
+    match &board.spec {
+        GameSpec::Kalah(rules) => Ok(solve_kalah(key, rules, budget, args, stop)?),
+        GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads, stop)?, None)),
+        GameSpec::Congkak(rules) => solve_congkak(key, rules, budget, args.tt, threads, stop),
+    }
+}
+
+/// The exact value of a single-round Congkak board (see
+/// docs/congkak-solver.md); multi-round play has no solver and is
+/// `unavailable`, with the solver's reason as the note.
+fn solve_congkak(
+    key: &str,
+    rules: &CongkakRules,
+    budget: Duration,
+    tt: u64,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<(Exact, Option<BoardSolver>)> {
+    let solver = match CongkakSolver::new(*rules, tt as usize) {
+        Ok(s) => s,
+        Err(e @ CongkakSolveError::MultiRound { .. }) => {
+            return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
+        }
+        Err(e) => return Err(bad_input(format!("{e} (try a smaller --tt)"))),
+    };
+    let until = StopCondition {
+        deadline: Instant::now().checked_add(budget),
+        cancel: Some(stop),
+    };
+    match solver.solve_until(&rules.start(), threads, until) {
+        Ok(s) => Ok((
+            Exact::solved(key, &s),
+            Some(BoardSolver::Congkak(Arc::new(solver))),
+        )),
+        Err(CongkakSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
+            Err(AnalysisError::Interrupted)
+        }
+        Err(CongkakSolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
+        Err(e) => Err(AnalysisError::Solver(e.to_string())),
+    }
+}
+
+/// The exact value of an Oware board, where the Oware solver takes it
+/// (small boards: see docs/oware-solver.md). `perfect` does not play Oware.
+fn solve_oware(
+    key: &str,
+    rules: &OwareRules,
+    budget: Duration,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<Exact> {
+    let solver = match OwareSolver::new(*rules, OwareSolverOptions::default()) {
+        Ok(s) => s,
+        Err(e @ OwareSolveError::TooLarge { .. }) => {
+            return Ok(Exact::none(key, "unavailable", &e.to_string()))
+        }
+        Err(e) => return Err(AnalysisError::Solver(e.to_string())),
+    };
+    let until = StopCondition {
+        deadline: Instant::now().checked_add(budget),
+        cancel: Some(stop),
+    };
+    match solver.solve_until(&rules.start(), threads, until) {
+        Ok(s) => Ok(Exact::solved(key, &s)),
+        Err(OwareSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
+            Err(AnalysisError::Interrupted)
+        }
+        Err(OwareSolveError::Stopped) => Ok(Exact::over_budget(key, budget)),
+        Err(e @ OwareSolveError::PlyLimit { .. }) => {
+            Ok(Exact::none(key, "unavailable", &e.to_string()))
+        }
+        Err(e) => Err(AnalysisError::Solver(e.to_string())),
+    }
+}
+
+fn solve_kalah(
+    key: &str,
+    rules: &KalahRules,
+    budget: Duration,
+    args: &FirstMoveOptions,
+    stop: &AtomicBool,
+) -> Result<(Exact, Option<BoardSolver>)> {
+    let threads = args.threads;
+    let options = solver_options(rules, args.tt, args.db_seeds, args.db_dir.as_deref())?;
+    let pool = crate::thread_pool(threads)?;
+    let solver = pool
+        .install(|| Solver::new(*rules, &options))
+        .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;
+    let until = StopCondition {
+        deadline: Instant::now().checked_add(budget),
+        cancel: Some(stop),
+    };
+    let start = rules.start();
+    match solver.solve_until(&start, threads, until) {
+        Ok(s) => Ok((
+            Exact::solved(key, &s),
+            Some(BoardSolver::Kalah(Arc::new(solver))),
+        )),
+        Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
+        Err(SolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
+        Err(e) => Err(AnalysisError::Solver(e.to_string())),
+    }
+}
+
+/// A stable 64-bit hash (FNV-1a) of a cell's key: its seed stream must not
+/// change between Rust versions or runs, nor depend on the cells before it.
+fn stable_hash(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Who plays both seats of a cell.
+enum CellAgent<'a> {
+    /// Built from its spec.
+    Spec(&'a AnyAgentSpec),
+    /// Plain `perfect`, from the board's own solver. The solver crate's
+    /// agent would keep one solver (and its table) per rule set for the
+    /// whole process, which over a grid of boards would hold every board's
+    /// table at once; this one shares the table that just solved the start,
+    /// and it goes when the board is done.
+    Solved(&'a BoardSolver),
+}
+
+/// One board x rules x agent cell to play.
+struct Cell<'a> {
+    /// The game spec, as the records name it.
+    spec: &'a str,
+    /// The agent's name (its canonical spec).
+    name: &'a str,
+    /// Who plays both seats.
+    agent: CellAgent<'a>,
+    /// Games to play.
+    games: u64,
+    /// The cell's seed.
+    seed: u64,
+}
+
+/// Plays one cell's games (self-play from the start); `None` when stopped.
+fn play_cell<G: Game>(
+    game: &G,
+    cell: &Cell<'_>,
+    threads: usize,
+    observer: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<Option<Vec<GameRecord>>> {
+    let Cell {
+        spec,
+        name,
+        agent,
+        games,
+        seed,
+    } = cell;
+    let (games, seed) = (*games, *seed);
+    let players = Players {
+        names: vec![name.to_string()],
+        specs: vec![name.to_string()],
+        factory: Box::new(|_| match agent {
+            CellAgent::Spec(a) => a.build(game),
+            CellAgent::Solved(BoardSolver::Kalah(s)) => {
+                Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
+            }
+            CellAgent::Solved(BoardSolver::Congkak(s)) => {
+                Box::new(Perfect::<G>::from_congkak_solver(Arc::clone(s)))
+            }
+        }),
+    };
+    let planned = schedule(&[[0, 0]], games as u32, 1);
+    let arena = Arena {
+        game,
+        game_spec: spec.to_string(),
+        players,
+        openings: vec![Vec::new()],
+        options: RunOptions {
+            threads: threads.clamp(1, planned.len().max(1)),
+            seed,
+            move_timeout: None,
+        },
+    };
+    let records = Mutex::new(Vec::new());
+    arena.run(&planned, stop, &|r: GameRecord| {
+        observer.game_done(&r);
+        records.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+    })?;
+    let mut records = records.into_inner().unwrap_or_else(|p| p.into_inner());
+    if records.len() < planned.len() {
+        return Ok(None);
+    }
+    records.sort_by_key(|r| r.id);
+    Ok(Some(records))
+}
+
+fn finite(x: f64) -> Option<f64> {
+    (!x.is_nan()).then_some(x)
+}
+
+/// Summarises a cell's games from the first player's (seat 0's) side.
+fn summarise(
+    board: &Board,
+    game: &str,
+    agent: &str,
+    exact: &Exact,
+    records: &[GameRecord],
+    seed: u64,
+    seconds: f64,
+) -> Result<Row> {
+    let mut first = Wdl::default();
+    let mut margins = Vec::new();
+    let mut forfeits = 0;
+    let mut plies = 0u64;
+    for r in records {
+        first.record(r.first_seat_score())?;
+        plies += u64::from(r.plies);
+        if r.is_forfeit() {
+            forfeits += 1;
+        } else {
+            margins.push(f64::from(r.margin));
+        }
+    }
+    let n = first.games() as f64;
+    let (lo, hi) = wilson_interval(first.points(), n, Z95);
+    let margin = mean_with_ci(&margins);
+    Ok(Row {
+        game: game.to_string(),
+        pits: board.pits,
+        seeds: board.seeds,
+        rules: board.rules.clone(),
+        spec: board.key.clone(),
+        agent: agent.to_string(),
+        games: first.games(),
+        first_wins: first.wins,
+        draws: first.draws,
+        first_losses: first.losses,
+        first_score: first.score(),
+        score_lo: (n > 0.0).then_some(lo),
+        score_hi: (n > 0.0).then_some(hi),
+        mean_margin: margin.and_then(|m| finite(m.mean)),
+        margin_lo: margin.and_then(|m| finite(m.lo)),
+        margin_hi: margin.and_then(|m| finite(m.hi)),
+        forfeits,
+        mean_plies: (n > 0.0).then(|| plies as f64 / n),
+        exact: exact.status.clone(),
+        exact_value: exact.value,
+        move_values: exact.move_values.clone(),
+        best_moves: exact.best_moves.clone(),
+        solve_seconds: exact.seconds,
+        solve_nodes: exact.nodes,
+        seed,
+        seconds,
+    })
+}
+
+/// A finished (or interrupted) first-move analysis: what its files hold.
+#[derive(Clone, Debug)]
+pub struct FirstMove {
+    /// The game's name (`kalah`, `oware`, `congkak`).
+    pub game: String,
+    /// The rule sets, as given.
+    pub rule_sets: Vec<String>,
+    /// The agents of the ladder, by canonical spec, weakest first.
+    pub agents: Vec<String>,
+    /// Every board of the grid, in grid order.
+    pub boards: Vec<Board>,
+    /// Each board's exact value, by board key.
+    pub exacts: BTreeMap<String, Exact>,
+    /// Every finished cell, in grid order.
+    pub rows: Vec<Row>,
+    /// Boards on which `perfect` did not play (not solved in the budget).
+    pub skipped_perfect: Vec<String>,
+    /// `agent on game` pairs left out: agents that cannot play a board.
+    pub unplayable: Vec<String>,
+    /// Whether the stop flag ended the run before the grid's end.
+    pub interrupted: bool,
+    /// The options record saved in the folder.
+    pub options: Value,
+}
+
+impl FirstMove {
+    /// The boards whose exact value is known (or known to be out of
+    /// reach: every board of a run that was not stopped), in grid order.
+    pub fn known_boards(&self) -> impl Iterator<Item = &Board> {
+        self.boards
+            .iter()
+            .filter(|b| self.exacts.contains_key(&b.key))
+    }
+}
+
+/// Runs (or resumes) the first-move analysis `args` into `args.out`,
+/// telling `observer` what it does and stopping when `stop` is raised
+/// (what was finished is kept: rerun the same options to finish).
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for bad options or an output folder of other
+/// options; [`AnalysisError::Io`] and [`AnalysisError::Damaged`] for its
+/// files; [`AnalysisError::Interrupted`] when stopped while solving.
+pub fn run(
+    args: &FirstMoveOptions,
+    observer: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<FirstMove> {
+    let most = mancala_arena::config::MAX_GAMES.min(u64::from(u32::MAX));
+    if args.games == 0 || args.games > most {
+        return Err(bad_input(format!(
+            "--games must be between 1 and {most} (per cell)"
+        )));
+    }
+    let budget = parse_budget(&args.budget)?;
+    check_db_seeds(args.db_seeds)?;
+    let grid = grid(&args.game, &args.pits, &args.seeds, &args.rules)?;
+    let (game_name, rule_sets, boards) = (grid.game, grid.rule_sets, grid.boards);
+    let ladder: Vec<String> = if args.agents.is_empty() {
+        DEFAULT_LADDER.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.agents.clone()
+    };
+    let mut agents = Vec::new();
+    for text in &ladder {
+        let a =
+            AnyAgentSpec::parse(text).map_err(|e| bad_input(format!("--agents '{text}': {e}")))?;
+        if agents
+            .iter()
+            .any(|b: &AnyAgentSpec| b.to_string() == a.to_string())
+        {
+            return Err(bad_input(format!("--agents: '{a}' is listed twice")));
+        }
+        agents.push(a);
+    }
+    let names: Vec<String> = agents.iter().map(ToString::to_string).collect();
+    // Plain `perfect` plays from the board's own solver (see CellAgent).
+    let board_perfect: Vec<bool> = agents
+        .iter()
+        .map(|a| matches!(a, AnyAgentSpec::Perfect(p) if *p == PerfectSpec::default()))
+        .collect();
+    // Which agents can play which board: `perfect` knows Kalah and
+    // single-round Congkak only (boards, not games: a grid of Congkak may
+    // hold both single and multi-round rule sets).
+    let mut playable: HashMap<(usize, &str), bool> = HashMap::new();
+    let mut unplayable = BTreeSet::new();
+    for b in &boards {
+        for (i, a) in agents.iter().enumerate() {
+            let ok = with_game!(&b.spec, game => match a.check(game) {
+                Ok(()) => true,
+                Err(_) if matches!(a, AnyAgentSpec::Perfect(_)) => false,
+                Err(e) => return Err(bad_input(format!("--agents '{a}': {e}"))),
+            });
+            if !ok {
+                unplayable.insert(format!("{} on {}", names[i], game_label(&b.spec)));
+            }
+            playable.insert((i, b.key.as_str()), ok);
+        }
+    }
+    let options = options_record(&game_name, args, &boards, &rule_sets, &names);
+    let (mut rows, exact_rows) = open_output(&args.out, &options)?;
+    let mut exacts: BTreeMap<String, Exact> = exact_rows
+        .into_iter()
+        .map(|e| (e.spec.clone(), e))
+        .collect();
+    let done: BTreeSet<(String, String)> = rows
+        .iter()
+        .map(|r| (r.spec.clone(), r.agent.clone()))
+        .collect();
+    if !done.is_empty() {
+        observer.resumed(done.len(), exacts.len());
+    }
+    let csv = Appender {
+        path: args.out.join(CSV_NAME),
+    };
+    let exact_csv = Appender {
+        path: args.out.join(EXACT_NAME),
+    };
+
+    // Board by board: the exact value (saved as soon as known), then the
+    // cells still to play, one after another, each one's games in
+    // parallel; a cell's row is written when its last game ends.
+    let plan: Vec<(&Board, Vec<usize>)> = boards
+        .iter()
+        .map(|b| {
+            let left = (0..agents.len())
+                .filter(|&i| playable[&(i, b.key.as_str())])
+                .filter(|&i| !done.contains(&(b.key.clone(), names[i].clone())))
+                .collect();
+            (b, left)
+        })
+        .collect();
+    let total: u64 = plan.iter().map(|(_, l)| l.len() as u64).sum::<u64>() * args.games;
+    observer.start(total);
+    let mut position = 0u64;
+    let mut skipped_perfect = Vec::new();
+    let mut interrupted = false;
+    'boards: for (b, left) in &plan {
+        let mut solver = None;
+        if !exacts.contains_key(&b.key) {
+            let (e, s) = exact_value(b, budget, args, stop)?;
+            observer.solved(&e);
+            exact_csv.append(&e)?;
+            exacts.insert(b.key.clone(), e);
+            solver = s;
+        }
+        let exact = &exacts[&b.key];
+        for &i in left {
+            let agent = if board_perfect[i] {
+                if !exact.is_solved() {
+                    skipped_perfect.push(b.key.clone());
+                    position += args.games;
+                    observer.skipped_to(position);
+                    continue;
+                }
+                if solver.is_none() {
+                    // Resumed: the value is known but the table is gone;
+                    // solve again (it fitted the budget before).
+                    solver = exact_value(b, budget, args, stop)?.1;
+                }
+                match &solver {
+                    Some(s) => CellAgent::Solved(s),
+                    None => {
+                        skipped_perfect.push(b.key.clone());
+                        position += args.games;
+                        observer.skipped_to(position);
+                        continue;
+                    }
+                }
+            } else {
+                CellAgent::Spec(&agents[i])
+            };
+            let seed = derive_seed(args.seed, stable_hash(&format!("{}|{}", b.key, names[i])));
+            let t0 = Instant::now();
+            let cell = Cell {
+                spec: &b.key,
+                name: &names[i],
+                agent,
+                games: args.games,
+                seed,
+            };
+            let played =
+                with_game!(&b.spec, game => play_cell(game, &cell, args.threads, observer, stop))?;
+            let Some(records) = played else {
+                interrupted = true;
+                break 'boards;
+            };
+            position += args.games;
+            let row = summarise(
+                b,
+                &game_name,
+                &names[i],
+                exact,
+                &records,
+                seed,
+                t0.elapsed().as_secs_f64(),
+            )?;
+            csv.append(&row)?;
+            rows.push(row);
+        }
+    }
+
+    // Rows in grid order, whatever order earlier runs wrote them in.
+    let per_board = names.len();
+    let order: HashMap<(&str, &str), usize> = boards
+        .iter()
+        .enumerate()
+        .flat_map(|(bi, b)| {
+            names
+                .iter()
+                .enumerate()
+                .map(move |(ai, a)| ((b.key.as_str(), a.as_str()), bi * per_board + ai))
+        })
+        .collect();
+    rows.sort_by_key(|r| {
+        order
+            .get(&(r.spec.as_str(), r.agent.as_str()))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    let result = FirstMove {
+        game: game_name,
+        rule_sets,
+        agents: names,
+        boards,
+        exacts,
+        rows,
+        skipped_perfect,
+        unplayable: unplayable.into_iter().collect(),
+        interrupted,
+        options,
+    };
+    write_json(&args.out, &result)?;
+    Ok(result)
+}
+
+/// The game of a board, as the note on agents left out names it.
+fn game_label(spec: &GameSpec) -> &'static str {
+    match spec {
+        GameSpec::Kalah(_) => "kalah",
+        GameSpec::Oware(_) => "oware",
+        GameSpec::Congkak(r) if r.rounds == mancala_core::Rounds::Many => "congkak:rounds=many",
+        GameSpec::Congkak(_) => "congkak",
+    }
+}
+
+/// A number of `first_move.json` (infinities and NaN as their names).
+fn opt(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, to_value)
+}
+
+/// One board of `first_move.json`.
+#[derive(Serialize)]
+struct BoardEntry<'a> {
+    spec: &'a str,
+    pits: usize,
+    seeds: usize,
+    rules: &'a str,
+    exact: &'a str,
+    value: Option<i32>,
+    move_values: &'a str,
+    best_moves: &'a str,
+    solve_seconds: Value,
+    solve_nodes: Option<u64>,
+    note: &'a str,
+}
+
+/// One cell of `first_move.json`.
+#[derive(Serialize)]
+struct RowEntry<'a> {
+    game: &'a str,
+    pits: usize,
+    seeds: usize,
+    rules: &'a str,
+    spec: &'a str,
+    agent: &'a str,
+    games: u64,
+    first_wdl: [u64; 3],
+    first_score: Value,
+    first_score_95: [Value; 2],
+    mean_margin: Value,
+    mean_margin_95: [Value; 2],
+    forfeits: u64,
+    mean_plies: Value,
+    exact: &'a str,
+    exact_value: Option<i32>,
+    move_values: &'a str,
+    best_moves: &'a str,
+    solve_seconds: Value,
+    solve_nodes: Option<u64>,
+    seed: u64,
+    seconds: Value,
+}
+
+/// `first_move.json`: the options, the boards and the rows.
+#[derive(Serialize)]
+struct Document<'a> {
+    options: &'a Value,
+    boards: Vec<BoardEntry<'a>>,
+    rows: Vec<RowEntry<'a>>,
+}
+
+/// Writes `first_move.json` for `grid` into `out`. Its keys are sorted (the
+/// document goes through a JSON value), as they always were.
+fn write_json(out: &Path, grid: &FirstMove) -> Result<()> {
+    let boards = grid
+        .known_boards()
+        .map(|b| {
+            let e = &grid.exacts[&b.key];
+            BoardEntry {
+                spec: &b.key,
+                pits: b.pits,
+                seeds: b.seeds,
+                rules: &b.rules,
+                exact: &e.status,
+                value: e.value,
+                move_values: &e.move_values,
+                best_moves: &e.best_moves,
+                solve_seconds: opt(e.seconds),
+                solve_nodes: e.nodes,
+                note: &e.note,
+            }
+        })
+        .collect();
+    let rows = grid
+        .rows
+        .iter()
+        .map(|r| RowEntry {
+            game: &r.game,
+            pits: r.pits,
+            seeds: r.seeds,
+            rules: &r.rules,
+            spec: &r.spec,
+            agent: &r.agent,
+            games: r.games,
+            first_wdl: [r.first_wins, r.draws, r.first_losses],
+            first_score: opt(r.first_score),
+            first_score_95: [opt(r.score_lo), opt(r.score_hi)],
+            mean_margin: opt(r.mean_margin),
+            mean_margin_95: [opt(r.margin_lo), opt(r.margin_hi)],
+            forfeits: r.forfeits,
+            mean_plies: opt(r.mean_plies),
+            exact: &r.exact,
+            exact_value: r.exact_value,
+            move_values: &r.move_values,
+            best_moves: &r.best_moves,
+            solve_seconds: opt(r.solve_seconds),
+            solve_nodes: r.solve_nodes,
+            seed: r.seed,
+            seconds: to_value(r.seconds),
+        })
+        .collect();
+    let doc = Document {
+        options: &grid.options,
+        boards,
+        rows,
+    };
+    let value = serde_json::to_value(&doc).expect("the document serialises");
+    let path = out.join(JSON_NAME);
+    let text = serde_json::to_string_pretty(&value).expect("JSON values print") + "\n";
+    fs::write(&path, text).map_err(io_error("write", &path))
+}
+
+/// `v [lo, hi]` with `digits` decimals (signed when `sign`), `-` for none.
+fn fmt_interval(
+    v: Option<f64>,
+    lo: Option<f64>,
+    hi: Option<f64>,
+    digits: usize,
+    sign: bool,
+) -> String {
+    let f = |x: f64| {
+        if x.is_infinite() {
+            if x > 0.0 {
+                "inf".into()
+            } else {
+                "-inf".into()
+            }
+        } else if sign {
+            format!("{x:+.digits$}")
+        } else {
+            format!("{x:.digits$}")
+        }
+    };
+    match v {
+        None => "-".into(),
+        Some(v) => match (lo, hi) {
+            (Some(lo), Some(hi)) => format!("{} [{}, {}]", f(v), f(lo), f(hi)),
+            _ => f(v),
+        },
+    }
+}
+
+/// The grid's results as a markdown table: a line per cell, with the
+/// board's exact value beside the first player's results.
+pub fn markdown_table(grid: &FirstMove) -> String {
+    use std::fmt::Write;
+    let boards: Vec<&Board> = grid.known_boards().collect();
+    let (exacts, rows) = (&grid.exacts, &grid.rows);
+    let mut out = String::new();
+    out.push_str("| board | rules | exact value | agent | games | first W/D/L | first score [95%] | mean margin [95%] |\n");
+    out.push_str("|---|---|---|---|---:|---|---|---|\n");
+    for b in boards {
+        let e = &exacts[&b.key];
+        let exact = match (e.value, e.status.as_str()) {
+            (Some(v), _) => format!(
+                "{v:+} (best: {})",
+                if e.best_moves.is_empty() {
+                    "-"
+                } else {
+                    &e.best_moves
+                }
+            ),
+            (None, "over_budget") => "over budget".into(),
+            (None, "unavailable") => "n/a (no solver)".into(),
+            (None, "skipped") => "not solved".into(),
+            (None, _) => "-".into(),
+        };
+        for r in rows.iter().filter(|r| r.spec == b.key) {
+            let _ = writeln!(
+                out,
+                "| {}x{} | {} | {} | {} | {} | {}/{}/{} | {} | {} |",
+                b.pits,
+                b.seeds,
+                b.rules,
+                exact,
+                r.agent,
+                r.games,
+                r.first_wins,
+                r.draws,
+                r.first_losses,
+                fmt_interval(r.first_score, r.score_lo, r.score_hi, 3, false),
+                fmt_interval(r.mean_margin, r.margin_lo, r.margin_hi, 2, true),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stable_hash_is_fnv1a() {
+        assert_eq!(stable_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(stable_hash("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

@@ -1,0 +1,181 @@
+//! How large the first player's advantage is, and how close agents come to
+//! perfect play: the analyses behind `mancala analyze`, as a library that
+//! the command line, the Python package and the web app share.
+//!
+//! - [`first_move`]: over a grid of boards and rule sets, the exact value
+//!   of the start and of every first move (where the solver finishes
+//!   within a budget), and the first player's results when both seats are
+//!   played by the same agent, for a ladder of agent strengths. Rows are
+//!   appended to the output folder as each cell finishes, so that a long
+//!   grid can be stopped and resumed.
+//!
+//! Long runs report what they do through an [`Observer`] and stop when a
+//! flag is raised; nothing here prints. See `docs/analysis.md`.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use mancala_analysis::first_move::{self, FirstMoveOptions};
+//!
+//! let out = tempfile::tempdir().unwrap();
+//! let options = FirstMoveOptions {
+//!     pits: "3".into(),
+//!     seeds: "1..2".into(),
+//!     agents: vec!["random".into(), "perfect".into()],
+//!     games: 4,
+//!     tt: 16,
+//!     threads: 1,
+//!     ..FirstMoveOptions::new(out.path())
+//! };
+//! let grid = first_move::run(&options, &(), &AtomicBool::new(false)).unwrap();
+//! assert_eq!(grid.rows.len(), 4);
+//! // Kalah(3,2): the first player wins by 4 with perfect play.
+//! assert_eq!(grid.exacts["kalah:pits=3,seeds=2"].value, Some(4));
+//! ```
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout)]
+
+use std::path::{Path, PathBuf};
+
+use mancala_arena::GameRecord;
+use mancala_core::{Game, KalahRules};
+use mancala_solver::SolverOptions;
+use thiserror::Error;
+
+pub mod first_move;
+pub mod grid;
+
+/// Why an analysis could not run or finish.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum AnalysisError {
+    /// The options or the output folder's contents cannot be used: the
+    /// message says which and what to do.
+    #[error("{0}")]
+    BadInput(String),
+    /// The stop flag was raised: what was finished is saved.
+    #[error("interrupted")]
+    Interrupted,
+    /// A file cannot be read or written.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        /// What was being done ("read", "write", "create").
+        action: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file of an earlier run is damaged.
+    #[error("{}: {why}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        why: String,
+    },
+    /// The games could not be played.
+    #[error(transparent)]
+    Arena(#[from] mancala_arena::ArenaError),
+    /// A result could not be counted.
+    #[error(transparent)]
+    Stats(#[from] mancala_arena::stats::StatsError),
+    /// The solver failed (not for want of time).
+    #[error("{0}")]
+    Solver(String),
+}
+
+/// The results of this crate.
+pub type Result<T> = std::result::Result<T, AnalysisError>;
+
+/// An [`AnalysisError::BadInput`] saying `e`.
+pub(crate) fn bad_input(e: impl std::fmt::Display) -> AnalysisError {
+    AnalysisError::BadInput(e.to_string())
+}
+
+/// A function turning an I/O error on `path` into an [`AnalysisError::Io`].
+pub(crate) fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> AnalysisError + 'a {
+    move |source| AnalysisError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What a long analysis tells as it goes: for a progress bar or a log.
+/// Every method has a default that ignores it; `()` ignores everything.
+pub trait Observer: Sync {
+    /// The work ahead: `total` games (or positions) in all.
+    fn start(&self, total: u64) {
+        let _ = total;
+    }
+    /// A resumed run kept `cells` finished cells and `exacts` exact values
+    /// from the output folder.
+    fn resumed(&self, cells: usize, exacts: usize) {
+        let _ = (cells, exacts);
+    }
+    /// A board's exact value is known (or known to be out of reach).
+    fn solved(&self, exact: &first_move::Exact) {
+        let _ = exact;
+    }
+    /// One more game played.
+    fn game_done(&self, record: &GameRecord) {
+        let _ = record;
+    }
+    /// `done` games are now done or skipped in all (a cell left out).
+    fn skipped_to(&self, done: u64) {
+        let _ = done;
+    }
+}
+
+impl Observer for () {}
+
+/// `--db-seeds` within what the endgame database supports.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] above the database's limit.
+pub fn check_db_seeds(k: Option<usize>) -> Result<()> {
+    match k {
+        Some(k) if k > mancala_solver::endgame::MAX_DB_SEEDS => Err(bad_input(format!(
+            "--db-seeds: at most {}",
+            mancala_solver::endgame::MAX_DB_SEEDS
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The solver's options for `rules` under the user's flags: a `tt` MiB
+/// table and the database of `mancala solve` (or of `db_seeds` seeds, at
+/// most the board's), kept in `db_dir`.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for too many database seeds.
+pub fn solver_options(
+    rules: &KalahRules,
+    tt: u64,
+    db_seeds: Option<usize>,
+    db_dir: Option<&Path>,
+) -> Result<SolverOptions> {
+    // The same databases as `mancala solve`, from the same cache folder: a
+    // grid of boards with one pit count shares one database per rule set.
+    let mut options = SolverOptions::for_rules(rules);
+    options.table_mib = tt as usize;
+    options.endgame_dir = db_dir.map(Path::to_path_buf);
+    check_db_seeds(db_seeds)?;
+    if let Some(k) = db_seeds {
+        options.endgame_seeds = k;
+    }
+    options.endgame_seeds = options.endgame_seeds.min(rules.total_seeds());
+    Ok(options)
+}
+
+/// A rayon pool of `threads` threads.
+pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| AnalysisError::Solver(format!("cannot start threads: {e}")))
+}
