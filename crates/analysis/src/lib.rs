@@ -41,6 +41,7 @@ use mancala_core::{Game, KalahRules};
 use mancala_solver::SolverOptions;
 use thiserror::Error;
 
+pub mod fair;
 pub mod first_move;
 pub mod grid;
 
@@ -128,6 +129,15 @@ pub trait Observer: Sync {
     /// `done` games are now done or skipped in all (a cell left out).
     fn skipped_to(&self, done: u64) {
         let _ = done;
+    }
+    /// One more thing done (a position or a candidate) of those
+    /// [`Observer::start`] announced.
+    fn step(&self) {}
+    /// The things [`Observer::start`] announced are done.
+    fn finish(&self) {}
+    /// What the analysis does now, in a line ("building the solver...").
+    fn message(&self, text: &str) {
+        let _ = text;
     }
 }
 

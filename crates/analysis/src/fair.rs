@@ -1,0 +1,356 @@
+//! Fair starts (Neller's FairKalah): starting positions one or two seeds
+//! away from the standard one whose perfect-play value is 0, found by the
+//! solver under either capture rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use mancala_agents::StopCondition;
+use mancala_arena::stats::json_float::to_value;
+use mancala_core::{ByPlayer, Game, KalahRules, Player, Setup};
+use mancala_solver::Solver;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{bad_input, solver_options, Observer, Result};
+
+/// What `fair_starts` searches.
+#[derive(Clone, Debug)]
+pub struct FairOptions {
+    /// The Kalah board and rules (`empty_capture` is set by `captures`).
+    pub rules: KalahRules,
+    /// Seeds moved from the standard start: candidates move 1, or up to 2.
+    pub moves: u8,
+    /// The capture rules searched, in order: `false` (a capture needs
+    /// seeds opposite), `true` (Neller's FairKalah rules).
+    pub captures: Vec<bool>,
+    /// Worker threads: candidates are solved in parallel.
+    pub threads: usize,
+    /// Solver transposition table size in MiB (one per rule set, shared by
+    /// every candidate).
+    pub tt: u64,
+    /// Seeds in the endgame database's fullest level (`None`: as `mancala
+    /// solve`; 0: none).
+    pub db_seeds: Option<usize>,
+    /// Where endgame databases are kept (`None`: in memory only).
+    pub db_dir: Option<PathBuf>,
+    /// Time for each rule set; unsolved candidates are counted as such.
+    pub budget: Option<Duration>,
+    /// Work out every candidate's exact value too. Without it, each
+    /// candidate is only compared with 0, which takes at most two
+    /// null-window searches instead of a full MTD(f): about half the time
+    /// on Kalah(6,4).
+    pub values: bool,
+}
+
+/// A fair start: its position, how many seeds were moved and where.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FairStart {
+    /// The position, in the project's notation.
+    pub position: String,
+    /// Seeds moved from the standard start.
+    pub seeds_moved: usize,
+    /// The change, in words: `P0 pit 1 -1, P1 store +1`.
+    pub change: String,
+}
+
+/// The fair starts of one rule set, and what the search found on the way.
+#[derive(Clone, Debug, Serialize)]
+pub struct FairReport {
+    /// The rules (their canonical spec).
+    pub game: String,
+    /// Whether an empty-pit capture takes nothing opposite too.
+    pub empty_capture: bool,
+    /// The standard start's value for the first player (`None`: not
+    /// solved within the budget).
+    pub start_value: Option<i32>,
+    /// Candidate starts searched.
+    pub candidates: usize,
+    /// Boards left out because they end before the first move.
+    pub over_at_start: usize,
+    /// Candidates solved.
+    pub solved: usize,
+    /// Candidates not solved within the budget.
+    pub unsolved: usize,
+    /// Fair starts found.
+    pub fair_count: usize,
+    /// Of which one seed away.
+    pub fair_one_seed: usize,
+    /// Of which two seeds away.
+    pub fair_two_seeds: usize,
+    /// Candidates won by the first player.
+    pub favours_first: usize,
+    /// Candidates won by the second player.
+    pub favours_second: usize,
+    /// Seconds the search took (the database's build not counted).
+    pub seconds: Value,
+    /// The fair starts, in candidate order.
+    pub fair: Vec<FairStart>,
+    /// With [`FairOptions::values`]: how many candidates have each value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<(i32, usize)>>,
+}
+
+/// A candidate start: its flat board `[P0 pits, P0 store, P1 pits, P1
+/// store]` and how many seeds were moved to get there.
+pub(crate) struct Candidate {
+    cells: Vec<u8>,
+    moved: usize,
+}
+
+/// Every board `moves` or fewer seed moves from `start` (a seed taken from
+/// a pit and put in any other pit or store, of either side), the start
+/// itself excluded, in a fixed order.
+pub(crate) fn candidates(start: &[u8], pits: usize, moves: u8) -> Vec<Candidate> {
+    let stores = [pits, 2 * pits + 1];
+    let step = |from: &[u8]| -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for src in 0..from.len() {
+            if stores.contains(&src) || from[src] == 0 {
+                continue;
+            }
+            for dst in 0..from.len() {
+                if dst == src || from[dst] == u8::MAX {
+                    continue;
+                }
+                let mut b = from.to_vec();
+                b[src] -= 1;
+                b[dst] += 1;
+                out.push(b);
+            }
+        }
+        out
+    };
+    let mut seen: BTreeSet<Vec<u8>> = BTreeSet::new();
+    let mut frontier = vec![start.to_vec()];
+    for _ in 0..moves {
+        let mut next = Vec::new();
+        for b in &frontier {
+            for c in step(b) {
+                if c != start && seen.insert(c.clone()) {
+                    next.push(c);
+                }
+            }
+        }
+        frontier = next;
+    }
+    seen.into_iter()
+        .map(|cells| {
+            // Seeds moved: what the pits and stores gained in all (a seed
+            // moved twice counts once, as the shortest way there does).
+            let moved = cells
+                .iter()
+                .zip(start)
+                .map(|(&c, &s)| usize::from(c.saturating_sub(s)))
+                .sum();
+            Candidate { cells, moved }
+        })
+        .collect()
+}
+
+/// The change from the start, in words: `P0 pit 1 -1, P1 store +1`.
+pub(crate) fn describe_change(start: &[u8], cells: &[u8], pits: usize) -> String {
+    let mut parts = Vec::new();
+    for (i, (&c, &s)) in cells.iter().zip(start).enumerate() {
+        if c == s {
+            continue;
+        }
+        let (player, place) = if i < pits {
+            (0, format!("pit {}", i + 1))
+        } else if i == pits {
+            (0, "store".into())
+        } else if i < 2 * pits + 1 {
+            (1, format!("pit {}", i - pits))
+        } else {
+            (1, "store".into())
+        };
+        parts.push(format!(
+            "P{player} {place} {:+}",
+            i32::from(c) - i32::from(s)
+        ));
+    }
+    parts.join(", ")
+}
+
+/// Every fair start of `options` on each capture rule, in order; stops
+/// early (with what it found) when `stop` is raised: the second value
+/// says whether it did.
+///
+/// # Errors
+/// [`crate::AnalysisError::BadInput`] for a solver that cannot be had
+/// (memory, database size).
+pub fn fair_starts(
+    options: &FairOptions,
+    observer: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<(Vec<FairReport>, bool)> {
+    let base = options.rules;
+    let threads = options.threads;
+    let pool = crate::thread_pool(threads)?;
+    let pits = base.pits();
+    let mut reports = Vec::new();
+    let mut interrupted = false;
+    for &empty_capture in &options.captures {
+        let mut rules = base;
+        rules.empty_capture = empty_capture;
+        // Setup::board is [P0 pits, P1 pits, store 0, store 1]; candidates
+        // use the ring order [P0 pits, store 0, P1 pits, store 1].
+        let setup = rules.setup(&rules.start());
+        let mut start_flat = setup.rows[Player::ZERO].clone();
+        start_flat.push(setup.stores[Player::ZERO]);
+        start_flat.extend_from_slice(&setup.rows[Player::ONE]);
+        start_flat.push(setup.stores[Player::ONE]);
+        let solver_options = solver_options(
+            &rules,
+            options.tt,
+            options.db_seeds,
+            options.db_dir.as_deref(),
+        )?;
+        observer.message(&format!("{rules}: building the solver..."));
+        // One solver per rule set: its table carries over from candidate
+        // to candidate (they share most of their positions).
+        let solver = pool
+            .install(|| Solver::new(rules, &solver_options))
+            .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;
+        let t0 = Instant::now();
+        let until = StopCondition {
+            deadline: options.budget.and_then(|b| t0.checked_add(b)),
+            cancel: Some(stop),
+        };
+        let start_value = solver.value(&rules.start(), until).ok();
+        let all = candidates(&start_flat, pits, options.moves);
+        // Positions that are over before the first move (a row empty) are
+        // not starts: left out and counted.
+        let mut states = Vec::new();
+        let mut over = 0usize;
+        for c in &all {
+            let s = Setup {
+                rows: ByPlayer([
+                    c.cells[..pits].to_vec(),
+                    c.cells[pits + 1..2 * pits + 1].to_vec(),
+                ]),
+                stores: ByPlayer([c.cells[pits], c.cells[2 * pits + 1]]),
+                to_move: Some(Player::ZERO),
+                swap_available: rules.pie,
+                ..Setup::default()
+            };
+            match rules.from_setup(&s) {
+                Ok(state) if !rules.is_over(&state) => states.push((c, state, s.to_string())),
+                _ => over += 1,
+            }
+        }
+        observer.message(&format!(
+            "{rules}: solving {} candidate starts on {threads} threads...",
+            states.len()
+        ));
+        // Each candidate on one thread, candidates in parallel: the values
+        // are exact, so neither the order nor the thread count changes them.
+        // Without `values` a candidate's "value" is only its sign: -1, 0
+        // or +1 for the first player.
+        observer.start(states.len() as u64);
+        let values: Vec<Option<i32>> = pool.install(|| {
+            use rayon::prelude::*;
+            states
+                .par_iter()
+                .with_max_len(1)
+                .map(|(_, state, _)| {
+                    let value = if options.values {
+                        solver.value(state, until).ok()
+                    } else {
+                        solver.compare(state, 0, until).ok().map(|o| o as i32)
+                    };
+                    observer.step();
+                    value
+                })
+                .collect()
+        });
+        observer.finish();
+        let seconds = t0.elapsed().as_secs_f64();
+        let unsolved = values.iter().filter(|v| v.is_none()).count();
+        let favour = |sign: i32| {
+            values
+                .iter()
+                .flatten()
+                .filter(|v| v.signum() == sign)
+                .count()
+        };
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+        }
+        let fair: Vec<FairStart> = states
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| **v == Some(0))
+            .map(|((c, _, text), _)| FairStart {
+                position: text.clone(),
+                seeds_moved: c.moved,
+                change: describe_change(&start_flat, &c.cells, pits),
+            })
+            .collect();
+        let count_moved = |k: usize| fair.iter().filter(|f| f.seeds_moved == k).count();
+        let mut by_value: BTreeMap<i32, usize> = BTreeMap::new();
+        for v in values.iter().flatten() {
+            *by_value.entry(*v).or_insert(0) += 1;
+        }
+        reports.push(FairReport {
+            game: rules.to_string(),
+            empty_capture,
+            start_value,
+            candidates: states.len(),
+            over_at_start: over,
+            solved: states.len() - unsolved,
+            unsolved,
+            fair_count: fair.len(),
+            fair_one_seed: count_moved(1),
+            fair_two_seeds: count_moved(2),
+            favours_first: favour(1),
+            favours_second: favour(-1),
+            seconds: to_value(seconds),
+            fair,
+            values: options.values.then(|| by_value.into_iter().collect()),
+        });
+        if interrupted {
+            break;
+        }
+    }
+    Ok((reports, interrupted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_move_one_or_two_seeds() {
+        // Kalah(1,1): [1, 0, 1, 0]. One move: 2 sources x 3 places.
+        let start = [1u8, 0, 1, 0];
+        let one = candidates(&start, 1, 1);
+        assert_eq!(one.len(), 6);
+        assert!(one.iter().all(|c| c.moved == 1));
+        let two = candidates(&start, 1, 2);
+        assert!(two.iter().any(|c| c.moved == 2));
+        assert!(two.iter().all(|c| c.cells != start));
+        assert_eq!(
+            describe_change(&start, &[0, 1, 1, 0], 1),
+            "P0 pit 1 -1, P0 store +1"
+        );
+    }
+
+    #[test]
+    fn candidate_counts_match_a_direct_count() {
+        // Kalah(3,2) and Kalah(6,4): 525 and 6,396 boards one or two seeds
+        // away (counted independently by brute force over all moves).
+        let start = |n: usize, s: u8| {
+            let mut v = vec![s; n];
+            v.push(0);
+            v.extend(vec![s; n]);
+            v.push(0);
+            v
+        };
+        assert_eq!(candidates(&start(3, 2), 3, 2).len(), 525);
+        assert_eq!(candidates(&start(6, 4), 6, 1).len(), 12 * 13);
+        assert_eq!(candidates(&start(6, 4), 6, 2).len(), 6396);
+    }
+}
