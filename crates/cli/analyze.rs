@@ -22,8 +22,7 @@ use clap::{Args, Subcommand};
 use mancala_analysis::first_move::{self, Exact, FirstMoveOptions};
 use mancala_analysis::{AnalysisError, Observer};
 use mancala_arena::GameRecord;
-use mancala_core::{GameSpec, KalahRules};
-use mancala_solver::SolverOptions;
+use mancala_core::GameSpec;
 
 mod exact;
 mod fair;
@@ -126,13 +125,6 @@ pub fn cli_error(e: AnalysisError) -> anyhow::Error {
     }
 }
 
-/// The solver's options for `rules` under the user's flags, with the
-/// database cache folder of `mancala solve`.
-fn solver_options(rules: &KalahRules, tt: u64, db_seeds: Option<usize>) -> Result<SolverOptions> {
-    let dir = crate::solve_cmd::default_db_dir();
-    mancala_analysis::solver_options(rules, tt, db_seeds, dir.as_deref()).map_err(cli_error)
-}
-
 /// The progress bar of `analyze first-move`, with a log line per board
 /// where no bar is drawn.
 struct FirstMoveProgress {
@@ -151,8 +143,8 @@ impl FirstMoveProgress {
 }
 
 impl Observer for FirstMoveProgress {
-    fn start(&self, total: u64) {
-        let _ = self.bar.set(Progress::new(total, false));
+    fn start(&self, total: u64, unit: &str) {
+        let _ = self.bar.set(Progress::counting(total, false, unit));
     }
     fn resumed(&self, cells: usize, exacts: usize) {
         eprintln!(

@@ -249,7 +249,7 @@ pub fn fair_starts(
         // are exact, so neither the order nor the thread count changes them.
         // Without `values` a candidate's "value" is only its sign: -1, 0
         // or +1 for the first player.
-        observer.start(states.len() as u64);
+        observer.start(states.len() as u64, "candidates");
         let values: Vec<Option<i32>> = pool.install(|| {
             use rayon::prelude::*;
             states

@@ -792,7 +792,7 @@ pub fn run(
         })
         .collect();
     let total: u64 = plan.iter().map(|(_, l)| l.len() as u64).sum::<u64>() * args.games;
-    observer.start(total);
+    observer.start(total, "games");
     let mut position = 0u64;
     let mut skipped_perfect = Vec::new();
     let mut interrupted = false;

@@ -8,6 +8,11 @@
 //!   played by the same agent, for a ladder of agent strengths. Rows are
 //!   appended to the output folder as each cell finishes, so that a long
 //!   grid can be stopped and resumed.
+//! - [`fair`]: starting positions one or two seeds away from the standard
+//!   one whose perfect-play value is 0 (Neller's FairKalah).
+//! - [`positions`]: a yardstick of positions from real games with the exact
+//!   value of every move, and how close agents' moves come to perfect play
+//!   on it.
 //!
 //! Long runs report what they do through an [`Observer`] and stop when a
 //! flag is raised; nothing here prints. See `docs/analysis.md`.
@@ -44,6 +49,7 @@ use thiserror::Error;
 pub mod fair;
 pub mod first_move;
 pub mod grid;
+pub mod positions;
 
 /// Why an analysis could not run or finish.
 #[derive(Debug, Error)]
@@ -84,6 +90,9 @@ pub enum AnalysisError {
     /// The solver failed (not for want of time).
     #[error("{0}")]
     Solver(String),
+    /// An agent could not choose a move.
+    #[error("{0}")]
+    Agent(String),
 }
 
 /// The results of this crate.
@@ -109,9 +118,10 @@ pub(crate) fn io_error<'a>(
 /// What a long analysis tells as it goes: for a progress bar or a log.
 /// Every method has a default that ignores it; `()` ignores everything.
 pub trait Observer: Sync {
-    /// The work ahead: `total` games (or positions) in all.
-    fn start(&self, total: u64) {
-        let _ = total;
+    /// The work ahead: `total` things to do, of a kind named by `unit`
+    /// (`"games"`, `"positions"`, `"candidates"`).
+    fn start(&self, total: u64, unit: &str) {
+        let _ = (total, unit);
     }
     /// A resumed run kept `cells` finished cells and `exacts` exact values
     /// from the output folder.

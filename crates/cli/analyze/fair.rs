@@ -76,9 +76,9 @@ impl Observer for FairProgress {
             eprintln!("{text}");
         }
     }
-    fn start(&self, total: u64) {
+    fn start(&self, total: u64, unit: &str) {
         // Kalah(6,4) takes minutes: a bar (on a terminal, not with --json).
-        let bar = Progress::counting(total, self.quiet, "candidates");
+        let bar = Progress::counting(total, self.quiet, unit);
         *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);
     }
     fn step(&self) {

@@ -1,0 +1,304 @@
+//! A yardstick of exact positions, made once, and how close agents come to
+//! perfect play on it: `analyze exact-positions` takes one position from
+//! each of many seeded games between agents and solves every move of it;
+//! `analyze accuracy` measures how often an agent's move is a best one
+//! (top-1 agreement) and the margin it gives away per move.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use mancala_agents::{derive_seed, StopCondition};
+use mancala_core::{Game, KalahRules, KalahState};
+use mancala_registry::AnyAgentSpec;
+use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
+use mancala_solver::Solver;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+use crate::{bad_input, solver_options, AnalysisError, Observer, Result};
+
+/// The agents whose games give the positions when none are named: a
+/// spread of styles, so that the set is not one agent's habits.
+pub const DEFAULT_SOURCES: &[&str] = &["greedy", "minimax:depth=4", "mcts:sims=400"];
+
+/// How to make a set of exact positions.
+#[derive(Clone, Debug)]
+pub struct ExactPositionsOptions {
+    /// The Kalah board and rules.
+    pub rules: KalahRules,
+    /// Positions in the set: one from each of this many games.
+    pub count: u32,
+    /// Agents whose games give the positions (each game's two seats are
+    /// drawn from these; empty: [`DEFAULT_SOURCES`]).
+    pub agents: Vec<String>,
+    /// Random moves at the start of each game; positions are taken after.
+    pub opening_plies: u32,
+    /// Seed of the games and of the choice of positions.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Solver transposition table size in MiB (shared by every position).
+    pub tt: u64,
+    /// Seeds in the endgame database's fullest level (`None`: as `mancala
+    /// solve`; 0: none).
+    pub db_seeds: Option<usize>,
+    /// Where endgame databases are kept (`None`: in memory only).
+    pub db_dir: Option<PathBuf>,
+    /// What made the set, saved with it (the command line).
+    pub made_by: String,
+}
+
+/// A set of exact positions and what making it cost.
+#[derive(Clone, Debug)]
+pub struct MadePositions {
+    /// The positions solved (all of them, unless stopped: a partial set is
+    /// still usable).
+    pub set: ExactPositions,
+    /// Positions picked from the games (some of which a stop may have left
+    /// unsolved).
+    pub picked: usize,
+    /// Seconds the games took.
+    pub games_seconds: f64,
+    /// Seconds solving took (the database's build not counted).
+    pub solve_seconds: f64,
+    /// Positions the solver searched.
+    pub nodes: u64,
+    /// Whether the stop flag ended it early.
+    pub interrupted: bool,
+}
+
+/// Makes the set `options` describe: games in parallel, then every move of
+/// every position solved, positions in parallel (one thread each, sharing
+/// the table: they share much of their futures).
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for an agent that cannot play the rules or a
+/// solver that cannot be had; [`AnalysisError::Interrupted`] when stopped
+/// before any position was solved.
+pub fn exact_positions(
+    options: &ExactPositionsOptions,
+    observer: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<MadePositions> {
+    let rules = options.rules;
+    let texts: Vec<String> = if options.agents.is_empty() {
+        DEFAULT_SOURCES.iter().map(|s| s.to_string()).collect()
+    } else {
+        options.agents.clone()
+    };
+    let mut sources = Vec::new();
+    for t in &texts {
+        let a = AnyAgentSpec::parse(t).map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
+        a.check(&rules)
+            .map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
+        sources.push(a);
+    }
+    let pool = crate::thread_pool(options.threads)?;
+
+    // Positions: one from each seeded game, at a random ply after the opening.
+    let t0 = Instant::now();
+    observer.start(u64::from(options.count), "games");
+    let picked: Vec<Option<(u32, KalahState)>> = pool.install(|| {
+        (0..options.count)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|i| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let p = pick_position(&rules, &sources, options, u64::from(i));
+                observer.step();
+                p
+            })
+            .collect()
+    });
+    observer.finish();
+    if stop.load(Ordering::Relaxed) {
+        return Err(AnalysisError::Interrupted);
+    }
+    let states: Vec<(u32, KalahState)> = picked.into_iter().flatten().collect();
+    let games_seconds = t0.elapsed().as_secs_f64();
+
+    let solver_options = solver_options(
+        &rules,
+        options.tt,
+        options.db_seeds,
+        options.db_dir.as_deref(),
+    )?;
+    observer.message(&format!("{rules}: building the solver..."));
+    let solver = pool
+        .install(|| Solver::new(rules, &solver_options))
+        .map_err(|e| {
+            let hint = if e.to_string().contains("allocate") {
+                " (try a smaller --tt or --db-seeds)"
+            } else {
+                ""
+            };
+            bad_input(format!("{e}{hint}"))
+        })?;
+    let t1 = Instant::now();
+    let until = StopCondition {
+        deadline: None,
+        cancel: Some(stop),
+    };
+    observer.start(states.len() as u64, "positions");
+    let solved: Vec<Option<ExactPosition>> = pool.install(|| {
+        states
+            .par_iter()
+            .with_max_len(1)
+            .map(|(ply, state)| {
+                let moves = solver.move_values(state, 1, until).ok()?;
+                observer.step();
+                Some(ExactPosition {
+                    position: rules.setup(state).to_string(),
+                    ply: *ply,
+                    moves,
+                })
+            })
+            .collect()
+    });
+    observer.finish();
+    let solve_seconds = t1.elapsed().as_secs_f64();
+    let picked = solved.len();
+    let positions: Vec<ExactPosition> = solved.into_iter().flatten().collect();
+    let interrupted = positions.len() < picked;
+    Ok(MadePositions {
+        set: ExactPositions {
+            game: rules.to_string(),
+            made_by: options.made_by.clone(),
+            positions,
+        },
+        picked,
+        games_seconds,
+        solve_seconds,
+        nodes: solver.nodes(),
+        interrupted,
+    })
+}
+
+/// Plays game `i` of the set between two of `sources` (after random
+/// opening moves) and returns one of its positions after the opening, with
+/// its ply; `None` if the game ended within the opening or an agent failed.
+fn pick_position(
+    rules: &KalahRules,
+    sources: &[AnyAgentSpec],
+    options: &ExactPositionsOptions,
+    i: u64,
+) -> Option<(u32, KalahState)> {
+    let seed = derive_seed(options.seed, i);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut seats = [
+        sources[rng.random_range(0..sources.len())].build(rules),
+        sources[rng.random_range(0..sources.len())].build(rules),
+    ];
+    seats[0].new_game(derive_seed(seed, 1));
+    seats[1].new_game(derive_seed(seed, 2));
+    let mut state = rules.start();
+    let mut seen = Vec::new();
+    let mut ply = 0u32;
+    while let Some(mover) = rules.to_move(&state) {
+        let mv = if ply < options.opening_plies {
+            let legal = rules.legal_moves(&state);
+            legal.nth(rng.random_range(0..legal.len()))
+        } else {
+            seen.push((ply, state));
+            seats[mover.index()].choose(rules, &state).ok()?
+        };
+        for s in seats.iter_mut() {
+            s.observe(mv);
+        }
+        rules.play_unchecked(&mut state, mv);
+        ply += 1;
+    }
+    if seen.is_empty() {
+        return None;
+    }
+    Some(seen[rng.random_range(0..seen.len())])
+}
+
+/// One agent's agreement with perfect play on a set.
+#[derive(Clone, Debug)]
+pub struct AccuracyRow {
+    /// The agent's spec, as given.
+    pub agent: String,
+    /// Positions judged, best moves chosen and margin given away.
+    pub tally: Agreement,
+    /// Seconds the agent took over the set.
+    pub seconds: f64,
+}
+
+/// How close each of `agents` comes to perfect play on `set` (of `game`):
+/// each position is given to a fresh agent seeded from `seed` and the
+/// position's index, positions in parallel on `threads` threads.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for a position that does not fit the game,
+/// an agent that cannot play it or a move the set has no value for
+/// (`origin` names the set in messages); [`AnalysisError::Agent`] for an
+/// agent that fails; [`AnalysisError::Interrupted`] when stopped.
+pub fn accuracy<G: Game>(
+    game: &G,
+    set: &ExactPositions,
+    origin: &str,
+    agents: &[String],
+    seed: u64,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<AccuracyRow>> {
+    let mut states = Vec::with_capacity(set.positions.len());
+    for (i, p) in set.positions.iter().enumerate() {
+        let state = game
+            .parse_position(&p.position)
+            .map_err(|e| bad_input(format!("{origin}: position {}: {e}", i + 1)))?;
+        states.push(state);
+    }
+    let pool = crate::thread_pool(threads)?;
+    let mut rows = Vec::new();
+    for text in agents {
+        let agent =
+            AnyAgentSpec::parse(text).map_err(|e| bad_input(format!("--agent {text}: {e}")))?;
+        agent
+            .check(game)
+            .map_err(|e| bad_input(format!("--agent {text}: {e}")))?;
+        let t0 = Instant::now();
+        let tally: Result<Agreement> = pool.install(|| {
+            states
+                .par_iter()
+                .enumerate()
+                .with_max_len(1)
+                .map_init(
+                    || agent.build(game),
+                    |a, (i, state)| -> Result<Agreement> {
+                        a.new_game(derive_seed(seed, i as u64));
+                        let mv = a.choose(game, state).map_err(|e| {
+                            AnalysisError::Agent(format!("{text} at position {}: {e}", i + 1))
+                        })?;
+                        let loss = set.positions[i].loss(mv).ok_or_else(|| {
+                            bad_input(format!(
+                                "{origin}: position {} has no value for move {mv}",
+                                i + 1
+                            ))
+                        })?;
+                        let mut one = Agreement::default();
+                        one.add(loss);
+                        Ok(one)
+                    },
+                )
+                .try_reduce(Agreement::default, |mut x, y| {
+                    x.merge(y);
+                    Ok(x)
+                })
+        });
+        rows.push(AccuracyRow {
+            agent: text.clone(),
+            tally: tally?,
+            seconds: t0.elapsed().as_secs_f64(),
+        });
+        if stop.load(Ordering::Relaxed) {
+            return Err(AnalysisError::Interrupted);
+        }
+    }
+    Ok(rows)
+}
