@@ -3,6 +3,8 @@
 //!
 //! This file only parses arguments and dispatches to one module per
 //! subcommand; the work itself lives in the library crates.
+// The binary is where the toolkit talks to its user.
+#![allow(clippy::print_stdout)]
 
 mod analyze;
 mod bench;

@@ -1,5 +1,7 @@
 //! Search benchmarks: one move of MCTS and of minimax from the Kalah(6,4)
 //! start. Run with `cargo bench -p mancala-agents`.
+// criterion's macros define undocumented public functions.
+#![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mancala_agents::{Agent, AgentSpec};

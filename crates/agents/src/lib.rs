@@ -18,8 +18,6 @@
 //!
 //! Every agent is seeded through [`Agent::new_game`]: the same seed and
 //! position give the same move, so tournaments are reproducible.
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout)]
 
 mod eval;
 mod greedy;

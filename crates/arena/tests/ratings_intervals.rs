@@ -2,6 +2,8 @@
 //! against the Hessian one and against independent computations, the size
 //! of the virtual-draw prior, and how infinite bounds reach `summary.json`
 //! and `ratings.csv`.
+// It prints the intervals it compares, for the record of a run.
+#![allow(clippy::print_stdout)]
 
 use mancala_arena::report::{summarize, write_summary, RATINGS_HEADER};
 use mancala_arena::stats::{

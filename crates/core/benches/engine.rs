@@ -1,4 +1,6 @@
 //! Engine benchmarks: random games and perft. Run with `cargo bench -p mancala-core`.
+// criterion's macros define undocumented public functions.
+#![allow(missing_docs)]
 
 use std::hint::black_box;
 

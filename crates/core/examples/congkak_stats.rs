@@ -8,6 +8,7 @@
 //!
 //! `GAMES` defaults to 100000; the specs to `congkak` and
 //! `congkak:rounds=many`. Seeded: the same arguments give the same figures.
+#![allow(clippy::print_stdout)]
 
 use mancala_core::{CongkakRules, Game, GameSpec, Player};
 use rand::rngs::SmallRng;

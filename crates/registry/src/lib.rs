@@ -16,8 +16,6 @@
 //! let mv = agent.choose(&rules, &rules.start()).unwrap();
 //! assert!(rules.legal_moves(&rules.start()).contains(mv));
 //! ```
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout)]
 
 use std::fmt;
 use std::path::Path;

@@ -25,8 +25,6 @@
 //! let written = write_report(dir, &dir.join("report.md"), ReportFormat::Md).unwrap();
 //! assert!(written[0].ends_with("report.md"));
 //! ```
-#![deny(missing_docs)]
-#![deny(clippy::print_stdout)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

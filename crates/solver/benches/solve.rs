@@ -1,6 +1,8 @@
 //! Solving small Kalah boards from the start, with and without the endgame
 //! database (`cargo bench -p mancala-solver`). The full-size goals
 //! (Kalah(6,4), Kalah(6,5)) are measured with `mancala solve --bench`.
+// criterion's macros define undocumented public functions.
+#![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mancala_core::{Game, GameSpec, KalahRules};
