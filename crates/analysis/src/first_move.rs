@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mancala_agents::{derive_seed, format_duration, parse_duration, StopCondition};
-use mancala_arena::stats::json_float::to_value;
+use mancala_arena::stats::json_float;
 use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
 use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
 use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
@@ -26,7 +26,7 @@ use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
 use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions};
 use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::grid::{grid, Board};
 use crate::{bad_input, check_db_seeds, io_error, solver_options, AnalysisError, Observer, Result};
@@ -261,22 +261,20 @@ fn options_record(
     boards: &[Board],
     rule_sets: &[String],
     agents: &[String],
-) -> Value {
-    let pits: BTreeSet<usize> = boards.iter().map(|b| b.pits).collect();
-    let seeds: BTreeSet<usize> = boards.iter().map(|b| b.seeds).collect();
-    json!({
-        "game": args.game.trim(),
-        "game_name": game,
-        "pits": pits,
-        "seeds": seeds,
-        "rules": rule_sets,
-        "agents": agents,
-        "games": args.games,
-        "seed": args.seed,
-        "budget": args.budget.trim(),
-        "tt": args.tt,
-        "db_seeds": args.db_seeds,
-    })
+) -> OptionsRecord {
+    OptionsRecord {
+        game: args.game.trim().to_string(),
+        game_name: game.to_string(),
+        pits: boards.iter().map(|b| b.pits).collect(),
+        seeds: boards.iter().map(|b| b.seeds).collect(),
+        rules: rule_sets.to_vec(),
+        agents: agents.to_vec(),
+        games: args.games,
+        seed: args.seed,
+        budget: args.budget.trim().to_string(),
+        tt: args.tt,
+        db_seeds: args.db_seeds,
+    }
 }
 
 /// The rows, one per cell, appended as cells finish.
@@ -681,7 +679,7 @@ pub struct FirstMove {
     /// Whether the stop flag ended the run before the grid's end.
     pub interrupted: bool,
     /// The options record saved in the folder.
-    pub options: Value,
+    pub options: OptionsRecord,
 }
 
 impl FirstMove {
@@ -759,7 +757,10 @@ pub fn run(
         }
     }
     let options = options_record(&game_name, args, &boards, &rule_sets, &names);
-    let (mut rows, exact_rows) = open_output(&args.out, &options)?;
+    // Compared as JSON values with the saved file, which may come from an
+    // older version with other keys.
+    let record = serde_json::to_value(&options).expect("the options serialise");
+    let (mut rows, exact_rows) = open_output(&args.out, &record)?;
     let mut exacts: BTreeMap<String, Exact> = exact_rows
         .into_iter()
         .map(|e| (e.spec.clone(), e))
@@ -905,117 +906,211 @@ fn game_label(spec: &GameSpec) -> &'static str {
     }
 }
 
-/// A number of `first_move.json` (infinities and NaN as their names).
-fn opt(x: Option<f64>) -> Value {
-    x.map_or(Value::Null, to_value)
+/// One board of `first_move.json`: its exact value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BoardRecord {
+    /// The board's game spec.
+    pub spec: String,
+    /// Pits per row.
+    pub pits: usize,
+    /// Seeds per pit.
+    pub seeds: usize,
+    /// The rule set's name.
+    pub rules: String,
+    /// `solved`, `over_budget`, `unavailable` or `skipped`.
+    pub exact: String,
+    /// The final margin for the first player with perfect play.
+    pub value: Option<i32>,
+    /// Every first move's value: `1:+2 2:+2 3:-4`.
+    pub move_values: String,
+    /// The first moves that keep the value.
+    pub best_moves: String,
+    /// Seconds the solver took.
+    #[serde(with = "json_float::optional")]
+    pub solve_seconds: Option<f64>,
+    /// Positions it searched.
+    pub solve_nodes: Option<u64>,
+    /// Why there is no value, in words.
+    pub note: String,
 }
 
-/// One board of `first_move.json`.
-#[derive(Serialize)]
-struct BoardEntry<'a> {
-    spec: &'a str,
-    pits: usize,
-    seeds: usize,
-    rules: &'a str,
-    exact: &'a str,
-    value: Option<i32>,
-    move_values: &'a str,
-    best_moves: &'a str,
-    solve_seconds: Value,
-    solve_nodes: Option<u64>,
-    note: &'a str,
+/// One board x agent cell of `first_move.json`: the first player's
+/// results in self-play.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CellRecord {
+    /// The game's name.
+    pub game: String,
+    /// Pits per row.
+    pub pits: usize,
+    /// Seeds per pit.
+    pub seeds: usize,
+    /// The rule set's name.
+    pub rules: String,
+    /// The board's game spec.
+    pub spec: String,
+    /// The agent in both seats.
+    pub agent: String,
+    /// Games played.
+    pub games: u64,
+    /// The first player's wins, draws and losses.
+    pub first_wdl: [u64; 3],
+    /// The first player's score (0 to 1).
+    #[serde(with = "json_float::optional")]
+    pub first_score: Option<f64>,
+    /// Its 95% interval.
+    #[serde(with = "json_float::optional_pair")]
+    pub first_score_95: [Option<f64>; 2],
+    /// The first player's mean final margin.
+    #[serde(with = "json_float::optional")]
+    pub mean_margin: Option<f64>,
+    /// Its 95% interval.
+    #[serde(with = "json_float::optional_pair")]
+    pub mean_margin_95: [Option<f64>; 2],
+    /// Games lost by a forfeit.
+    pub forfeits: u64,
+    /// Mean moves per game.
+    #[serde(with = "json_float::optional")]
+    pub mean_plies: Option<f64>,
+    /// The board's exact status.
+    pub exact: String,
+    /// The board's exact value.
+    pub exact_value: Option<i32>,
+    /// Every first move's exact value.
+    pub move_values: String,
+    /// The first moves that keep the value.
+    pub best_moves: String,
+    /// Seconds the solver took.
+    #[serde(with = "json_float::optional")]
+    pub solve_seconds: Option<f64>,
+    /// Positions it searched.
+    pub solve_nodes: Option<u64>,
+    /// The cell's seed.
+    pub seed: u64,
+    /// Seconds the cell's games took.
+    #[serde(with = "json_float::optional")]
+    pub seconds: Option<f64>,
 }
 
-/// One cell of `first_move.json`.
-#[derive(Serialize)]
-struct RowEntry<'a> {
-    game: &'a str,
-    pits: usize,
-    seeds: usize,
-    rules: &'a str,
-    spec: &'a str,
-    agent: &'a str,
-    games: u64,
-    first_wdl: [u64; 3],
-    first_score: Value,
-    first_score_95: [Value; 2],
-    mean_margin: Value,
-    mean_margin_95: [Value; 2],
-    forfeits: u64,
-    mean_plies: Value,
-    exact: &'a str,
-    exact_value: Option<i32>,
-    move_values: &'a str,
-    best_moves: &'a str,
-    solve_seconds: Value,
-    solve_nodes: Option<u64>,
-    seed: u64,
-    seconds: Value,
+/// The options a first-move analysis's results were made with, as
+/// `first_move_options.json` and `first_move.json` hold them: a rerun with
+/// other options must not mix its rows with these.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OptionsRecord {
+    /// The game spec as given (without pits and seeds).
+    pub game: String,
+    /// The game's name.
+    pub game_name: String,
+    /// Every pit count of the grid.
+    pub pits: BTreeSet<usize>,
+    /// Every seed count of the grid.
+    pub seeds: BTreeSet<usize>,
+    /// The rule sets, as given.
+    pub rules: Vec<String>,
+    /// The ladder, by canonical spec.
+    pub agents: Vec<String>,
+    /// Games per cell.
+    pub games: u64,
+    /// The analysis's seed.
+    pub seed: u64,
+    /// The solver's budget per board, as given.
+    pub budget: String,
+    /// The solver's table in MiB.
+    pub tt: u64,
+    /// The endgame database's seeds, when given.
+    pub db_seeds: Option<usize>,
 }
 
-/// `first_move.json`: the options, the boards and the rows.
-#[derive(Serialize)]
-struct Document<'a> {
-    options: &'a Value,
-    boards: Vec<BoardEntry<'a>>,
-    rows: Vec<RowEntry<'a>>,
+/// `first_move.json`: the options, the boards' exact values and the
+/// cells' results. Written with its keys sorted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FirstMoveDocument {
+    /// The options the results were made with.
+    pub options: OptionsRecord,
+    /// The boards whose exact value is known, in grid order.
+    pub boards: Vec<BoardRecord>,
+    /// Every finished cell, in grid order.
+    pub rows: Vec<CellRecord>,
+}
+
+impl FirstMoveDocument {
+    /// The document of `grid`.
+    pub fn of(grid: &FirstMove) -> FirstMoveDocument {
+        let boards = grid
+            .known_boards()
+            .map(|b| {
+                let e = &grid.exacts[&b.key];
+                BoardRecord {
+                    spec: b.key.clone(),
+                    pits: b.pits,
+                    seeds: b.seeds,
+                    rules: b.rules.clone(),
+                    exact: e.status.clone(),
+                    value: e.value,
+                    move_values: e.move_values.clone(),
+                    best_moves: e.best_moves.clone(),
+                    solve_seconds: e.seconds,
+                    solve_nodes: e.nodes,
+                    note: e.note.clone(),
+                }
+            })
+            .collect();
+        let rows = grid
+            .rows
+            .iter()
+            .map(|r| CellRecord {
+                game: r.game.clone(),
+                pits: r.pits,
+                seeds: r.seeds,
+                rules: r.rules.clone(),
+                spec: r.spec.clone(),
+                agent: r.agent.clone(),
+                games: r.games,
+                first_wdl: [r.first_wins, r.draws, r.first_losses],
+                first_score: r.first_score,
+                first_score_95: [r.score_lo, r.score_hi],
+                mean_margin: r.mean_margin,
+                mean_margin_95: [r.margin_lo, r.margin_hi],
+                forfeits: r.forfeits,
+                mean_plies: r.mean_plies,
+                exact: r.exact.clone(),
+                exact_value: r.exact_value,
+                move_values: r.move_values.clone(),
+                best_moves: r.best_moves.clone(),
+                solve_seconds: r.solve_seconds,
+                solve_nodes: r.solve_nodes,
+                seed: r.seed,
+                seconds: Some(r.seconds),
+            })
+            .collect();
+        FirstMoveDocument {
+            options: grid.options.clone(),
+            boards,
+            rows,
+        }
+    }
+
+    /// Reads `first_move.json` at `path`.
+    ///
+    /// # Errors
+    /// [`AnalysisError::Io`] when it cannot be read, [`AnalysisError::Damaged`]
+    /// when it is not such a document.
+    pub fn load(path: &Path) -> Result<FirstMoveDocument> {
+        let text = fs::read_to_string(path).map_err(io_error("read", path))?;
+        serde_json::from_str(&text).map_err(|e| AnalysisError::Damaged {
+            path: path.to_path_buf(),
+            why: format!("not a first-move analysis: {e}"),
+        })
+    }
 }
 
 /// Writes `first_move.json` for `grid` into `out`. Its keys are sorted (the
 /// document goes through a JSON value), as they always were.
 fn write_json(out: &Path, grid: &FirstMove) -> Result<()> {
-    let boards = grid
-        .known_boards()
-        .map(|b| {
-            let e = &grid.exacts[&b.key];
-            BoardEntry {
-                spec: &b.key,
-                pits: b.pits,
-                seeds: b.seeds,
-                rules: &b.rules,
-                exact: &e.status,
-                value: e.value,
-                move_values: &e.move_values,
-                best_moves: &e.best_moves,
-                solve_seconds: opt(e.seconds),
-                solve_nodes: e.nodes,
-                note: &e.note,
-            }
-        })
-        .collect();
-    let rows = grid
-        .rows
-        .iter()
-        .map(|r| RowEntry {
-            game: &r.game,
-            pits: r.pits,
-            seeds: r.seeds,
-            rules: &r.rules,
-            spec: &r.spec,
-            agent: &r.agent,
-            games: r.games,
-            first_wdl: [r.first_wins, r.draws, r.first_losses],
-            first_score: opt(r.first_score),
-            first_score_95: [opt(r.score_lo), opt(r.score_hi)],
-            mean_margin: opt(r.mean_margin),
-            mean_margin_95: [opt(r.margin_lo), opt(r.margin_hi)],
-            forfeits: r.forfeits,
-            mean_plies: opt(r.mean_plies),
-            exact: &r.exact,
-            exact_value: r.exact_value,
-            move_values: &r.move_values,
-            best_moves: &r.best_moves,
-            solve_seconds: opt(r.solve_seconds),
-            solve_nodes: r.solve_nodes,
-            seed: r.seed,
-            seconds: to_value(r.seconds),
-        })
-        .collect();
-    let doc = Document {
-        options: &grid.options,
-        boards,
-        rows,
-    };
+    let doc = FirstMoveDocument::of(grid);
     let value = serde_json::to_value(&doc).expect("the document serialises");
     let path = out.join(JSON_NAME);
     let text = serde_json::to_string_pretty(&value).expect("JSON values print") + "\n";

@@ -10,9 +10,10 @@ use std::fs;
 use std::path::Path;
 
 use crate::Result;
+use mancala_analysis::first_move::{FirstMoveDocument, OptionsRecord};
 use serde_json::Value;
 
-use super::read::{count, float, json_file, pair, pct, plain, signed, slug, string, with_interval};
+use super::read::{count, json_file, pct, plain, signed, slug, string, with_interval};
 use super::{Block, Document, Section, Table};
 use crate::bad_input;
 use crate::svg::{self, Estimate};
@@ -48,7 +49,7 @@ struct Cell {
 
 /// What an analysis folder holds.
 pub struct AnalysisFolder {
-    options: Value,
+    options: OptionsRecord,
     boards: Vec<Board>,
     cells: Vec<Cell>,
     /// `(file name, content)` of each `fair*.json`, by name.
@@ -89,52 +90,52 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
             return Ok(None);
         }
         return Ok(Some(AnalysisFolder {
-            options: Value::Null,
+            options: OptionsRecord::default(),
             boards: Vec::new(),
             cells: Vec::new(),
             fair,
         }));
     };
-    let list = |key: &str| {
-        json.get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let boards = list("boards")
-        .iter()
+    let path = dir.join("first_move.json");
+    let json: FirstMoveDocument = serde_json::from_value(json).map_err(|e| {
+        bad_input(format!(
+            "{} is not a first-move analysis: {e}",
+            path.display()
+        ))
+    })?;
+    let boards = json
+        .boards
+        .into_iter()
         .map(|b| Board {
-            spec: string(b.get("spec")),
-            pits: count(b.get("pits")),
-            seeds: count(b.get("seeds")),
-            rules: string(b.get("rules")),
-            status: string(b.get("exact")),
-            value: b.get("value").and_then(Value::as_i64),
-            best_moves: string(b.get("best_moves")),
-            move_values: string(b.get("move_values")),
-            solve_seconds: float(b.get("solve_seconds")),
-            note: string(b.get("note")),
+            spec: b.spec,
+            pits: b.pits as u64,
+            seeds: b.seeds as u64,
+            rules: b.rules,
+            status: b.exact,
+            value: b.value.map(i64::from),
+            best_moves: b.best_moves,
+            move_values: b.move_values,
+            solve_seconds: b.solve_seconds,
+            note: b.note,
         })
         .collect();
-    let cells = list("rows")
-        .iter()
-        .map(|r| {
-            let wdl = r.get("first_wdl").and_then(Value::as_array);
-            let at = |i: usize| count(wdl.and_then(|w| w.get(i)));
-            Cell {
-                spec: string(r.get("spec")),
-                agent: string(r.get("agent")),
-                games: count(r.get("games")),
-                wdl: (at(0), at(1), at(2)),
-                score: float(r.get("first_score")),
-                score_interval: pair(r.get("first_score_95")),
-                margin: float(r.get("mean_margin")),
-                margin_interval: pair(r.get("mean_margin_95")),
-            }
+    let interval = |[lo, hi]: [Option<f64>; 2]| lo.zip(hi);
+    let cells = json
+        .rows
+        .into_iter()
+        .map(|r| Cell {
+            spec: r.spec,
+            agent: r.agent,
+            games: r.games,
+            wdl: (r.first_wdl[0], r.first_wdl[1], r.first_wdl[2]),
+            score: r.first_score,
+            score_interval: interval(r.first_score_95),
+            margin: r.mean_margin,
+            margin_interval: interval(r.mean_margin_95),
         })
         .collect();
     Ok(Some(AnalysisFolder {
-        options: json.get("options").cloned().unwrap_or(Value::Null),
+        options: json.options,
         boards,
         cells,
         fair,
@@ -161,21 +162,15 @@ fn outcome(value: i64) -> f64 {
     }
 }
 
-fn list_of(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().map(|x| string(Some(x))).collect())
-        .unwrap_or_default()
-}
-
 /// Builds the report.
 pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
     let o = &a.options;
-    let game = Some(string(o.get("game_name")))
+    let game = Some(o.game_name.clone())
         .filter(|g| !g.is_empty())
-        .unwrap_or_else(|| string(o.get("game")));
-    let agents = list_of(o.get("agents"));
+        .unwrap_or_else(|| o.game.clone());
+    let agents = o.agents.clone();
     let rule_sets: Vec<String> = {
-        let listed = list_of(o.get("rules"));
+        let listed = o.rules.clone();
         if listed.is_empty() {
             let mut seen = Vec::new();
             for b in &a.boards {
@@ -212,7 +207,7 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
     let mut fact = |k: &str, v: String| doc.facts.push((k.to_string(), v));
     fact("Folder", folder.to_string());
     if !a.boards.is_empty() {
-        let spec = string(o.get("game"));
+        let spec = o.game.clone();
         fact("Game", spec.clone());
         fact(
             "Rule sets",
@@ -225,8 +220,8 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
             "Boards",
             format!(
                 "pits {} x seeds {} x {} rule sets: {} boards",
-                list_of(o.get("pits")).join(", "),
-                list_of(o.get("seeds")).join(", "),
+                joined(&o.pits, ", "),
+                joined(&o.seeds, ", "),
                 rule_sets.len(),
                 a.boards.len()
             ),
@@ -236,7 +231,7 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
             format!(
                 "{solved} of {} boards solved within {} each",
                 a.boards.len(),
-                string(o.get("budget"))
+                o.budget
             ),
         );
         fact("Agents", agents.join(", "));
@@ -244,10 +239,10 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
             "Games",
             format!(
                 "{} per board and agent, the same agent in both seats",
-                count(o.get("games"))
+                o.games
             ),
         );
-        fact("Seed", string(o.get("seed")));
+        fact("Seed", o.seed.to_string());
         doc.sections.push(exact_section(a, &game, &rule_sets));
         doc.sections
             .push(skill_section(a, &game, &rule_sets, &agents));
@@ -559,18 +554,26 @@ fn fair_section(a: &AnalysisFolder, rule_sets: &[String]) -> Section {
     }
 }
 
-fn reproduce_section(o: &Value) -> Section {
+/// The numbers of `set`, joined by `sep`.
+fn joined(set: &std::collections::BTreeSet<usize>, sep: &str) -> String {
+    set.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+fn reproduce_section(o: &OptionsRecord) -> Section {
     let mut command = format!(
         "mancala analyze first-move --game {} --pits {} --seeds {} --rules {}",
-        string(o.get("game")),
-        list_of(o.get("pits")).join(","),
-        list_of(o.get("seeds")).join(","),
-        list_of(o.get("rules")).join(","),
+        o.game,
+        joined(&o.pits, ","),
+        joined(&o.seeds, ","),
+        o.rules.join(","),
     );
-    let agents = list_of(o.get("agents"));
+    let agents = &o.agents;
     if !agents.is_empty() {
         command.push_str(" \\\n    --agents");
-        for a in &agents {
+        for a in agents {
             // Specs with `,` or `=` are fine to a shell; quote only what it
             // would split or expand.
             if a.chars().any(|c| " ;&|<>()$`\"'*?[]".contains(c)) {
@@ -582,12 +585,9 @@ fn reproduce_section(o: &Value) -> Section {
     }
     command.push_str(&format!(
         " \\\n    --games {} --seed {} --budget {} --tt {}",
-        count(o.get("games")),
-        string(o.get("seed")),
-        string(o.get("budget")),
-        count(o.get("tt"))
+        o.games, o.seed, o.budget, o.tt
     ));
-    if let Some(k) = o.get("db_seeds").and_then(Value::as_u64) {
+    if let Some(k) = o.db_seeds {
         command.push_str(&format!(" --db-seeds {k}"));
     }
     command.push_str(" --out FOLDER");

@@ -15,10 +15,12 @@
 //! Python's `float()` and pandas. `ratings.csv` uses the same `inf`/`-inf`
 //! spellings (see [`csv_field`]) and an empty field for a missing value.
 //!
-//! Use the functions with `#[serde(serialize_with = "...")]`.
+//! Use the functions with `#[serde(serialize_with = "...")]`, and the
+//! [`optional`] and [`optional_pair`] modules with `#[serde(with = "...")]`
+//! for fields that are also read back.
 
 use serde::ser::SerializeSeq;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The JSON (and CSV) spelling of `+inf`.
 pub const INF: &str = "inf";
@@ -79,6 +81,85 @@ pub fn to_value(value: f64) -> serde_json::Value {
     serde_json::to_value(JsonFloat(value)).expect("a float serialises")
 }
 
+/// A float read back by the module's convention: a number, `"inf"` (or
+/// `"+inf"`), `"-inf"`, any string Rust parses as a float; `null` is `None`.
+fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Number(f64),
+        Text(String),
+    }
+    match Option::<Written>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(Written::Number(x)) => Ok(Some(x)),
+        Some(Written::Text(t)) => match t.as_str() {
+            INF | "+inf" => Ok(Some(f64::INFINITY)),
+            NEG_INF => Ok(Some(f64::NEG_INFINITY)),
+            other => other
+                .parse()
+                .map(Some)
+                .map_err(|_| serde::de::Error::custom(format!("'{other}' is not a number"))),
+        },
+    }
+}
+
+/// An `Option<f64>` field written and read by the module's convention
+/// (`None` and NaN are `null`).
+pub mod optional {
+    use super::{read, JsonFloat};
+    use serde::{Deserializer, Serialize, Serializer};
+
+    /// Writes `value`.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+        value.map(JsonFloat).serialize(serializer)
+    }
+
+    /// Reads a value written by [`serialize`].
+    ///
+    /// # Errors
+    /// For anything but a number, `null` or a float's spelling.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<f64>, D::Error> {
+        read(deserializer)
+    }
+}
+
+/// A `[lo, hi]` field of two optional floats (`[null, null]` when unknown),
+/// written and read by the module's convention.
+pub mod optional_pair {
+    use super::{read, JsonFloat};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes `value` as a two-element list.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(
+        value: &[Option<f64>; 2],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        [value[0].map(JsonFloat), value[1].map(JsonFloat)].serialize(serializer)
+    }
+
+    /// Reads a value written by [`serialize`].
+    ///
+    /// # Errors
+    /// For anything but a list of two numbers, `null`s or float spellings.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<[Option<f64>; 2], D::Error> {
+        #[derive(Deserialize)]
+        struct End(#[serde(deserialize_with = "read")] Option<f64>);
+        let [lo, hi] = <[End; 2]>::deserialize(deserializer)?;
+        Ok([lo.0, hi.0])
+    }
+}
+
 /// A CSV field: `value` with `digits` decimals, `inf`/`-inf` for an
 /// infinite value, empty for `None` or NaN.
 pub fn csv_field(value: Option<f64>, digits: usize) -> String {
@@ -122,6 +203,43 @@ mod tests {
         // The spellings parse back.
         assert_eq!(INF.parse::<f64>(), Ok(f64::INFINITY));
         assert_eq!(NEG_INF.parse::<f64>(), Ok(f64::NEG_INFINITY));
+    }
+
+    #[test]
+    fn optional_fields_read_back_what_was_written() {
+        #[derive(Serialize, Deserialize, Debug, PartialEq)]
+        struct Fields {
+            #[serde(with = "optional")]
+            one: Option<f64>,
+            #[serde(with = "optional_pair")]
+            two: [Option<f64>; 2],
+        }
+        for (one, two, text) in [
+            (
+                Some(1.5),
+                [None, Some(2.0)],
+                r#"{"one":1.5,"two":[null,2.0]}"#,
+            ),
+            (
+                Some(f64::NEG_INFINITY),
+                [Some(f64::INFINITY), Some(-3.0)],
+                r#"{"one":"-inf","two":["inf",-3.0]}"#,
+            ),
+            (None, [None, None], r#"{"one":null,"two":[null,null]}"#),
+        ] {
+            let fields = Fields { one, two };
+            assert_eq!(serde_json::to_string(&fields).unwrap(), text);
+            assert_eq!(serde_json::from_str::<Fields>(text).unwrap(), fields);
+        }
+        // NaN is written as null, and read back as no value.
+        let nan = Fields {
+            one: Some(f64::NAN),
+            two: [None, None],
+        };
+        let text = serde_json::to_string(&nan).unwrap();
+        assert_eq!(serde_json::from_str::<Fields>(&text).unwrap().one, None);
+        assert!(serde_json::from_str::<Fields>(r#"{"one":"x","two":[1,2]}"#).is_err());
+        assert!(serde_json::from_str::<Fields>(r#"{"one":1,"two":[1]}"#).is_err());
     }
 
     #[test]
