@@ -6,7 +6,7 @@
 //! require a tenth (agents, core) or a fiftieth (arena) of the generated
 //! inputs to be accepted, so even then every round trip runs on 200 or 40
 //! accepted inputs. The thorough runs, 10,000 cases per property:
-//! `MANCALA_FUZZ_CASES=10000 cargo test -p mancala-core -p mancala-agents -p mancala-arena`.
+//! `MANCALA_FUZZ_CASES=10000 cargo test` (README, "Tests").
 
 use proptest::test_runner::Config;
 
