@@ -1,5 +1,22 @@
 //! End-to-end tests of the `mancala` binary: one test binary (linked once)
 //! with a module per topic and the helpers they share in `util`.
+//!
+//! Tests that need the `neural` feature live in `neural`, under
+//! `#[cfg(feature = "neural")]`, so that CI's neural step runs just them:
+//! `cargo test -p mancala --features neural --test integration -- neural::`.
 
+mod analyze;
+mod cli;
+mod engine;
 mod golden;
+mod hardening;
+mod inputs;
+mod neural;
+mod play;
+mod report;
+mod shard;
+mod solve;
+mod solve_bench;
+mod sprt;
+mod tournament;
 mod util;

@@ -5,7 +5,7 @@
 //! The game ends when a board recurs, with the same player to move, since
 //! the last capture. Only a capture is irreversible here: sowing without
 //! capture keeps every seed on the board, and boards do come back (see the
-//! cycle in `tests/rules.rs`). Scores change only by captures, so within
+//! cycle in `tests/suite/rules.rs`). Scores change only by captures, so within
 //! that span a recurring board is a recurring position exactly when it
 //! lies an even number of plies back.
 //!

@@ -284,13 +284,9 @@ fn scores_of(setup: &Setup) -> ByPlayer<u8> {
 
 proptest! {
     // Failures are not saved to a file: the cases found so far are tests in
-    // tests/rules.rs (`kalah_game_ended_by_opening_turn_equals_its_setup`,
+    // tests/suite/rules.rs (`kalah_game_ended_by_opening_turn_equals_its_setup`,
     // `kalah_key_differs_for_different_positions`).
-    #![proptest_config(ProptestConfig {
-        cases: 1000,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(crate::cases::config())]
 
     #[test]
     fn seeds_conserved_at_every_step(spec in any_spec(), seed in any::<u64>()) {

@@ -4,32 +4,12 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use tempfile::TempDir;
 
-fn mancala(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .output()
-        .expect("run mancala")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Runs `mancala` and insists that it succeeds.
-fn ok(args: &[&str]) -> Output {
-    let o = mancala(args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    o
-}
+use crate::util::{mancala, ok, stderr, stdout};
 
 /// Two board sizes, two seed counts, two capture rules, three agents:
 /// 8 boards, 24 cells of 6 games.

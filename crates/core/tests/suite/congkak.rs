@@ -1033,11 +1033,7 @@ fn random_position() -> impl Strategy<Value = (String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 2000,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(crate::cases::config())]
 
     /// From any board: every legal move ends within the lap bound, keeps
     /// every seed, agrees with the naive rules, and leaves a position where

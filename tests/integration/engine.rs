@@ -4,21 +4,9 @@
 //! in which it happened, never the run.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_mancala");
-
-fn mancala(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crate::util::{command, mancala, stderr, BIN};
 
 /// `mancala match A B --json`, as JSON.
 fn match_json(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
@@ -56,7 +44,7 @@ fn python() -> bool {
 /// Talks to `mancala engine minimax:depth=4` line by line.
 #[test]
 fn the_engine_command_speaks_the_protocol() {
-    let mut child = Command::new(BIN)
+    let mut child = command()
         .args(["engine", "minimax:depth=4"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

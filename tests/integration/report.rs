@@ -8,33 +8,11 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use scraper::{Html, Selector};
-use serde_json::Value;
 use tempfile::TempDir;
 
-fn mancala(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .output()
-        .expect("run mancala")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Runs `mancala` and insists that it succeeds.
-fn ok(args: &[&str]) -> Output {
-    let o = mancala(args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    o
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 temp path")
-}
+use crate::util::{mancala, ok, path, read_json, stderr};
 
 /// Three agents, six games per pair, openings of two moves: 18 games.
 const TINY: &str = r#"
@@ -154,10 +132,6 @@ fn check_page(text: &str) -> Html {
 /// The page's text (what a reader sees, charts' text included).
 fn visible_text(page: &Html) -> String {
     page.root_element().text().collect::<Vec<_>>().join(" ")
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
 }
 
 #[test]

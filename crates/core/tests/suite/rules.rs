@@ -730,7 +730,7 @@ fn kalah_position_errors() {
 fn notation_syntax_errors() {
     for (text, part) in [
         ("4,4,4/4,4,4/0,0", "expected 4 fields"),
-        // (`x` is a burnt hole of multi-round Congkak, see tests/congkak.rs.)
+        // (`x` is a burnt hole of multi-round Congkak, see tests/suite/congkak.rs.)
         ("4,4,y/4,4,4/0,0/0", "player 0's pits: 'y'"),
         ("4,4,4/4,4,256/0,0/0", "player 1's pits: '256'"),
         ("4,4,4/4,4,4/0,0,0/0", "two numbers"),
@@ -1446,7 +1446,7 @@ fn game_specs_select_rules() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found by tests/invariants.rs
+// Regressions found by tests/suite/invariants.rs
 
 #[test]
 fn kalah_game_ended_by_opening_turn_equals_its_setup() {

@@ -514,7 +514,7 @@ fn pair(spec: &str) -> Pair {
                 max_plies: num("max_plies", 1000) as u32,
             },
         ),
-        GameSpec::Congkak(_) => panic!("{spec}: Congkak's naive twin is in tests/congkak.rs"),
+        GameSpec::Congkak(_) => panic!("{spec}: Congkak's naive twin is in tests/suite/congkak.rs"),
     }
 }
 

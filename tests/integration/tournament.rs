@@ -4,12 +4,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tempfile::TempDir;
+
+use crate::util::{command, read_json, text, tournament, tournament_cmd, write_config};
 
 const CSV_HEADER: &str =
     "id,pair,round,opening,player0,player1,winner,score0,score1,margin,plies,duration_ms,end,error";
@@ -63,39 +65,6 @@ spec = "minimax:depth=6"
 spec = "greedy"
 "#;
 const SLOW_GAMES: usize = 90;
-
-fn mancala() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Writes `body` to `dir/name` and returns the path.
-fn write_config(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    fs::write(&path, body).expect("write config");
-    path
-}
-
-/// `mancala tournament CONFIG --output OUT --quiet EXTRA...`.
-fn tournament_cmd(config: &Path, out: &Path, extra: &[&str]) -> Command {
-    let mut cmd = mancala();
-    cmd.arg("tournament")
-        .arg(config)
-        .arg("--output")
-        .arg(out)
-        .arg("--quiet")
-        .args(extra);
-    cmd
-}
-
-fn tournament(config: &Path, out: &Path, extra: &[&str]) -> Output {
-    tournament_cmd(config, out, extra)
-        .output()
-        .expect("run mancala tournament")
-}
 
 /// Runs a tournament that must succeed.
 fn tournament_ok(config: &Path, out: &Path, extra: &[&str]) -> Output {
@@ -198,11 +167,6 @@ fn ids(records: &[Value]) -> Vec<u64> {
     records.iter().map(|r| r["id"].as_u64().unwrap()).collect()
 }
 
-fn read_json(path: &Path) -> Value {
-    let content = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&content).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 /// Complete lines in games.jsonl so far (0 while it does not exist).
 fn logged_lines(dir: &Path) -> usize {
     fs::read(dir.join("games.jsonl")).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
@@ -259,7 +223,10 @@ fn a_tiny_round_robin_writes_consistent_results() {
     let tmp = TempDir::new().unwrap();
     let config = write_config(tmp.path(), "tiny.toml", TINY);
     let out = tmp.path().join("out");
+    let started = Instant::now();
     let output = tournament_ok(&config, &out, &[]);
+    // No game can take longer than the whole run that played it.
+    let run_ms = started.elapsed().as_secs_f64() * 1000.0;
     let stdout = text(&output.stdout);
     assert!(stdout.contains(&format!("{TINY_GAMES} games")), "{stdout}");
     assert!(stdout.contains("results: "), "{stdout}");
@@ -271,7 +238,11 @@ fn a_tiny_round_robin_writes_consistent_results() {
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row.len(), 14, "{row:?}");
         assert_eq!(row[0], i.to_string(), "{row:?}");
-        assert!(row[11].parse::<f64>().unwrap() >= 0.0, "{row:?}");
+        let ms: f64 = row[11].parse().unwrap();
+        assert!(
+            (0.0..=run_ms).contains(&ms),
+            "{row:?}: the run took {run_ms} ms"
+        );
     }
 
     // games.jsonl: one object per game, agreeing with the CSV.
@@ -313,7 +284,9 @@ fn a_tiny_round_robin_writes_consistent_results() {
         assert_eq!(r["error"], Value::Null, "{r}");
         assert_eq!(row[12], r["end"].as_str().unwrap());
         assert_eq!(row[13], "");
-        assert!(row[11].parse::<f64>().unwrap() >= 0.0);
+        // The CSV holds the log's time, to the microsecond.
+        let ms = r["duration_ms"].as_f64().unwrap();
+        assert_eq!(row[11], format!("{ms:.3}"), "{r}");
     }
 
     // Each opening is played twice by each pair, seats swapped.
@@ -358,7 +331,7 @@ fn a_tiny_round_robin_writes_consistent_results() {
 
     // A few games replay to the same end.
     for r in records.iter().step_by(4) {
-        let replay = mancala()
+        let replay = command()
             .args(["replay", "--json", "--game"])
             .arg(r["game"].as_str().unwrap())
             .arg("--moves")
@@ -725,7 +698,7 @@ fn a_gauntlet_plays_only_the_champions_pairs() {
 #[test]
 fn match_json_adds_up_and_ignores_threads() {
     let run = |threads: &str| {
-        let output = mancala()
+        let output = command()
             .args(["match", "random", "greedy", "--games", "20", "--json"])
             .args(["--threads", threads])
             .output()

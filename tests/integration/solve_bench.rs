@@ -1,12 +1,13 @@
 //! End-to-end tests of `mancala solve --bench` and of the endgame
 //! databases `mancala solve` keeps between runs.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn mancala(args: &[&str], db_dir: &std::path::Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
+use crate::util::command;
+
+/// Runs the binary with `args`, keeping its endgame databases in `db_dir`.
+fn with_db(args: &[&str], db_dir: &std::path::Path) -> std::process::Output {
+    command()
         .args(args)
         .env("MANCALA_DB_DIR", db_dir)
         .output()
@@ -16,7 +17,7 @@ fn mancala(args: &[&str], db_dir: &std::path::Path) -> std::process::Output {
 #[test]
 fn bench_solves_each_game_and_reports_what_it_cost() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mancala(
+    let out = with_db(
         &[
             "solve",
             "--bench",
@@ -39,7 +40,7 @@ fn bench_solves_each_game_and_reports_what_it_cost() {
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["game"], "kalah:pits=3,seeds=3");
-    // The value `mancala solve` gives (tests/solve.rs), and every move's.
+    // The value `mancala solve` gives (the `solve` module), and every move's.
     assert_eq!(rows[0]["value"], 2);
     let moves: Vec<i64> = rows[0]["moves"]
         .as_array()
@@ -69,7 +70,7 @@ fn a_saved_database_is_reused_and_a_damaged_one_is_refused_by_name() {
             "--json",
         ];
         args.extend_from_slice(extra);
-        mancala(&args, dir.path())
+        with_db(&args, dir.path())
     };
     let first = solve(&[]);
     assert!(
@@ -116,7 +117,7 @@ fn a_saved_database_is_reused_and_a_damaged_one_is_refused_by_name() {
 #[test]
 fn bench_refuses_games_it_cannot_benchmark() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mancala(
+    let out = with_db(
         &["solve", "--bench", "kalah:pits=3,seeds=3", "oware"],
         dir.path(),
     );
@@ -131,6 +132,6 @@ fn bench_refuses_games_it_cannot_benchmark() {
         err.contains("--bench") && err.contains("only Kalah"),
         "{err}"
     );
-    let out = mancala(&["solve", "--bench", "kalah:pits=99"], dir.path());
+    let out = with_db(&["solve", "--bench", "kalah:pits=99"], dir.path());
     assert_eq!(out.status.code(), Some(2));
 }

@@ -1,15 +1,8 @@
 //! End-to-end tests of `mancala solve` and of `perfect` as an agent.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn mancala(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .output()
-        .expect("run mancala")
-}
+use crate::util::mancala;
 
 #[test]
 fn solve_json_gives_the_value_every_move_and_a_line_that_keeps_it() {

@@ -8,19 +8,6 @@ use mancala_agents::{parse_duration, AgentSpec};
 use mancala_arena::config::TournamentConfig;
 use mancala_core::GameSpec;
 use proptest::prelude::*;
-use proptest::test_runner::Config;
-
-/// Cases per property: together a few seconds in the test profile.
-const CASES: u32 = 10_000;
-
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        // No regression files in the checkout; a failure prints its input.
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
 
 const GOOD: &str = r#"name = "t"
 game = "kalah"
@@ -293,7 +280,7 @@ fn check(text: &str) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(crate::cases::config())]
 
     #[test]
     fn config_parser_never_panics_on_bytes(text in lossy_text()) {

@@ -1,22 +1,7 @@
 //! End-to-end tests of `replay`, `perft`, `show`, `bench`, and `solve` on
 //! Congkak.
 
-use std::process::{Command, Output};
-
-fn mancala(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crate::util::{mancala, stderr, stdout};
 
 #[test]
 fn replay_json_prints_each_move_and_the_result() {

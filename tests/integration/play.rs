@@ -1,11 +1,13 @@
 //! End-to-end tests of `mancala play`: the built binary, driven through a pipe.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
+
+use crate::util::{command, text};
 
 /// Runs `mancala play ARGS` with `input` on standard input.
 fn play(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+    let mut child = command()
         .arg("play")
         .args(args)
         .stdin(Stdio::piped())
@@ -18,10 +20,6 @@ fn play(args: &[&str], input: &str) -> Output {
     let _ = stdin.write_all(input.as_bytes());
     drop(stdin);
     child.wait_with_output().expect("wait for mancala")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Many lines of every pit number: the illegal ones are re-prompted, so

@@ -5,12 +5,14 @@
 //! documented behaviour.
 
 use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tempfile::TempDir;
+
+use crate::util::{command, refused, succeeded, text, write_config};
 
 /// Two fast agents, four games per pair.
 const SMALL: &str = r#"
@@ -29,23 +31,9 @@ spec = "random"
 spec = "greedy"
 "#;
 
-fn mancala() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn write_config(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    fs::write(&path, body).expect("write config");
-    path
-}
-
 /// `mancala tournament CONFIG --quiet [--output OUT] EXTRA...`, run in `cwd`.
 fn tournament(cwd: &Path, config: &Path, out: Option<&Path>, extra: &[&str]) -> Output {
-    let mut cmd = mancala();
+    let mut cmd = command();
     cmd.current_dir(cwd)
         .arg("tournament")
         .arg(config)
@@ -54,23 +42,6 @@ fn tournament(cwd: &Path, config: &Path, out: Option<&Path>, extra: &[&str]) -> 
         cmd.arg("--output").arg(out);
     }
     cmd.args(extra).output().expect("run mancala")
-}
-
-/// Asserts exit code 2 (the user's error) and returns stderr.
-fn refused(output: &Output) -> String {
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr:\n{stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    stderr
-}
-
-fn succeeded(output: &Output) {
-    assert!(
-        output.status.success(),
-        "{:?}\nstderr:\n{}",
-        output.status,
-        text(&output.stderr)
-    );
 }
 
 #[test]
@@ -97,10 +68,10 @@ fn fresh_deletes_only_what_a_tournament_wrote() {
 
     // In a tournament's folder, --fresh deletes its files and keeps the rest.
     let out = tmp.path().join("out");
-    succeeded(&tournament(tmp.path(), &config, Some(&out), &[]));
+    succeeded(tournament(tmp.path(), &config, Some(&out), &[]));
     fs::write(out.join("notes.txt"), "mine").unwrap();
     let before = fs::read_to_string(out.join("games.jsonl")).unwrap();
-    succeeded(&tournament(tmp.path(), &config, Some(&out), &["--fresh"]));
+    succeeded(tournament(tmp.path(), &config, Some(&out), &["--fresh"]));
     assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     assert_eq!(
         fs::read_to_string(out.join("games.jsonl"))
@@ -151,7 +122,7 @@ fn a_second_run_into_a_busy_folder_is_refused() {
     let tmp = TempDir::new().unwrap();
     let config = write_config(tmp.path(), "small.toml", SMALL);
     let out = tmp.path().join("out");
-    succeeded(&tournament(tmp.path(), &config, Some(&out), &[]));
+    succeeded(tournament(tmp.path(), &config, Some(&out), &[]));
     let log = fs::read_to_string(out.join("games.jsonl")).unwrap();
 
     // Hold the folder's lock as a running tournament does.
@@ -167,13 +138,13 @@ fn a_second_run_into_a_busy_folder_is_refused() {
     }
     assert_eq!(fs::read_to_string(out.join("games.jsonl")).unwrap(), log);
     drop(lock);
-    succeeded(&tournament(tmp.path(), &config, Some(&out), &[]));
+    succeeded(tournament(tmp.path(), &config, Some(&out), &[]));
 }
 
 /// Runs `mancala ARGS` that must be refused quickly; returns stderr.
 fn refused_quickly(args: &[&str]) -> String {
     let t0 = Instant::now();
-    let output = mancala().args(args).output().expect("run mancala");
+    let output = command().args(args).output().expect("run mancala");
     assert!(
         t0.elapsed() < Duration::from_secs(30),
         "{args:?} took {:?}",
@@ -236,7 +207,7 @@ fn thread_counts_agree_between_flags_and_configs() {
     let out = tmp.path().join("many");
     let config = write_config(tmp.path(), "small.toml", SMALL);
     let output = tournament(tmp.path(), &config, Some(&out), &["-t", "1000"]);
-    succeeded(&output);
+    let output = succeeded(output);
     assert!(text(&output.stderr).contains("worker threads"));
     assert_eq!(
         fs::read_to_string(out.join("games.jsonl"))
@@ -257,7 +228,7 @@ fn a_runaway_search_forfeits_on_time_without_blocking_the_run() {
     let config = write_config(tmp.path(), "runaway.toml", &body);
     let out = tmp.path().join("out");
     let t0 = Instant::now();
-    succeeded(&tournament(tmp.path(), &config, Some(&out), &["-t", "1"]));
+    succeeded(tournament(tmp.path(), &config, Some(&out), &["-t", "1"]));
     assert!(
         t0.elapsed() < Duration::from_secs(60),
         "took {:?}",
@@ -287,7 +258,7 @@ fn a_runaway_search_forfeits_on_time_without_blocking_the_run() {
 
 #[test]
 fn ctrl_c_interrupts_a_search_in_progress() {
-    let child = mancala()
+    let child = command()
         .args(["match", "minimax:depth=200", "random", "-n", "2", "-t", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -314,7 +285,7 @@ fn ctrl_c_interrupts_a_search_in_progress() {
 /// Plays SMALL into `out` and returns the log's lines.
 fn played(tmp: &Path, out: &Path) -> Vec<String> {
     let config = write_config(tmp, "small.toml", SMALL);
-    succeeded(&tournament(tmp, &config, Some(out), &["--fresh"]));
+    succeeded(tournament(tmp, &config, Some(out), &["--fresh"]));
     fs::read_to_string(out.join("games.jsonl"))
         .unwrap()
         .lines()
@@ -386,7 +357,7 @@ fn edited_or_foreign_records_are_refused_on_resume() {
     );
     assert!(!out.join("tournament.json").exists());
     // The right tournament still resumes it.
-    succeeded(&tournament(tmp.path(), &config, Some(&out), &[]));
+    succeeded(tournament(tmp.path(), &config, Some(&out), &[]));
 }
 
 #[test]
@@ -437,11 +408,11 @@ fn sizes_beyond_the_machine_are_refused_with_the_limit() {
 
 #[test]
 fn match_has_no_position_option() {
-    let output = mancala()
+    let output = command()
         .args(["match", "random", "greedy", "--position", "4,4/4,4/0,0/0"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    let help = mancala().args(["match", "--help"]).output().unwrap();
+    let help = command().args(["match", "--help"]).output().unwrap();
     assert!(!text(&help.stdout).contains("--position"));
 }

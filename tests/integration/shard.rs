@@ -4,11 +4,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use mancala_core::{with_game, Game, GameSpec, Move};
 use serde_json::Value;
 use tempfile::TempDir;
+
+use crate::util::{
+    command, read_json, refused, show, succeeded, text, tournament, tournament_cmd, write_config,
+};
 
 /// Three agents on a small board, twelve games a pair: 36 games, rated
 /// with an anchor (which a merge must carry over from the shards).
@@ -36,75 +40,8 @@ spec = "minimax:depth=2"
 "#;
 const GAMES: u64 = 36;
 
-/// What a scheduler sets: a child must not inherit the test runner's own
-/// (the suite may itself run in a Slurm job).
-const SCHEDULER_VARIABLES: &[&str] = &[
-    "SLURM_JOB_ID",
-    "SLURM_ARRAY_TASK_ID",
-    "SLURM_ARRAY_TASK_MIN",
-    "SLURM_ARRAY_TASK_MAX",
-    "SLURM_ARRAY_TASK_COUNT",
-    "SLURM_ARRAY_TASK_STEP",
-    "JOB_COMPLETION_INDEX",
-    "MANCALA_SHARD_COUNT",
-];
-
-fn mancala() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mancala"));
-    for var in SCHEDULER_VARIABLES {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn show(output: &Output) -> String {
-    format!(
-        "{:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    )
-}
-
-fn ok(output: Output) -> Output {
-    assert!(output.status.success(), "failed: {}", show(&output));
-    output
-}
-
-/// Runs a command that must fail with exit code 2; returns its stderr.
-fn refused(output: Output) -> String {
-    assert_eq!(output.status.code(), Some(2), "{}", show(&output));
-    text(&output.stderr)
-}
-
-fn write_config(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    fs::write(&path, body).unwrap();
-    path
-}
-
-/// `mancala tournament CONFIG --output OUT --quiet EXTRA...`.
-fn tournament_cmd(config: &Path, out: &Path, extra: &[&str]) -> Command {
-    let mut cmd = mancala();
-    cmd.arg("tournament")
-        .arg(config)
-        .arg("--output")
-        .arg(out)
-        .arg("--quiet")
-        .args(extra);
-    cmd
-}
-
-fn tournament(config: &Path, out: &Path, extra: &[&str]) -> Output {
-    tournament_cmd(config, out, extra).output().unwrap()
-}
-
 fn merge(dirs: &[&Path], out: &Path, extra: &[&str]) -> Output {
-    mancala()
+    command()
         .arg("merge")
         .args(dirs)
         .arg("--output")
@@ -130,14 +67,9 @@ fn run_shards_concurrently(config: &Path, root: &Path, n: u64) -> Vec<PathBuf> {
         })
         .collect();
     for child in children {
-        ok(child.wait_with_output().unwrap());
+        succeeded(child.wait_with_output().unwrap());
     }
     dirs
-}
-
-fn read_json(path: &Path) -> Value {
-    let content = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&content).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// games.jsonl without durations, one value per line.
@@ -204,7 +136,7 @@ fn setup() -> (TempDir, PathBuf, PathBuf) {
     let tmp = TempDir::new().unwrap();
     let config = write_config(tmp.path(), "sharded.toml", CONFIG);
     let whole = tmp.path().join("whole");
-    ok(tournament(&config, &whole, &[]));
+    succeeded(tournament(&config, &whole, &[]));
     assert_eq!(ids(&whole), (0..GAMES).collect::<Vec<_>>());
     (tmp, config, whole)
 }
@@ -235,7 +167,7 @@ fn three_concurrent_shards_merge_into_the_unsharded_run() {
 
     let merged = tmp.path().join("merged");
     let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).rev().collect();
-    let output = ok(merge(&refs, &merged, &[]));
+    let output = succeeded(merge(&refs, &merged, &[]));
     let stdout = text(&output.stdout);
     assert!(
         stdout.contains("36 games, ratings anchored on random"),
@@ -245,10 +177,10 @@ fn three_concurrent_shards_merge_into_the_unsharded_run() {
 
     // A merged folder is an ordinary tournament folder: a rerun of the
     // config there finds every game played and writes the same results.
-    ok(tournament(&config, &merged, &[]));
+    succeeded(tournament(&config, &merged, &[]));
     assert_same_tournament(&whole, &merged);
     // Merging again into it changes nothing either.
-    ok(merge(&refs, &merged, &[]));
+    succeeded(merge(&refs, &merged, &[]));
     assert_same_tournament(&whole, &merged);
 }
 
@@ -264,26 +196,26 @@ fn merging_shards_of_different_tournaments_is_refused() {
     let a1 = tmp.path().join("a1");
     let b2 = tmp.path().join("b2");
     let a2_of_4 = tmp.path().join("a2-of-4");
-    ok(tournament(&config, &a1, &["--shard", "1/2"]));
-    ok(tournament(&other, &b2, &["--shard", "2/2"]));
-    ok(tournament(&config, &a2_of_4, &["--shard", "2/4"]));
+    succeeded(tournament(&config, &a1, &["--shard", "1/2"]));
+    succeeded(tournament(&other, &b2, &["--shard", "2/2"]));
+    succeeded(tournament(&config, &a2_of_4, &["--shard", "2/4"]));
     let out = tmp.path().join("merged");
 
-    let e = refused(merge(&[&a1, &b2], &out, &[]));
+    let e = refused(&merge(&[&a1, &b2], &out, &[]));
     assert!(
         e.contains("b2 is a shard of a different tournament than")
             && e.contains("`seed` differs: was 21, now 22"),
         "{e}"
     );
-    let e = refused(merge(&[&a1, &a2_of_4], &out, &[]));
+    let e = refused(&merge(&[&a1, &a2_of_4], &out, &[]));
     assert!(
         e.contains("is shard 2/4 but") && e.contains("is shard 1/2"),
         "{e}"
     );
     // A whole tournament's folder is not a shard.
     let whole = tmp.path().join("whole");
-    ok(tournament(&config, &whole, &[]));
-    let e = refused(merge(&[&a1, &whole], &out, &[]));
+    succeeded(tournament(&config, &whole, &[]));
+    let e = refused(&merge(&[&a1, &whole], &out, &[]));
     assert!(e.contains("not a shard"), "{e}");
     assert!(!out.exists(), "a refused merge leaves no folder");
 }
@@ -295,7 +227,7 @@ fn missing_shards_and_games_are_reported_and_a_partial_merge_can_be_finished() {
     let out = tmp.path().join("merged");
 
     // Shard 3 never ran.
-    let e = refused(merge(&[&dirs[0], &dirs[1]], &out, &[]));
+    let e = refused(&merge(&[&dirs[0], &dirs[1]], &out, &[]));
     assert!(
         e.contains("12 of 36 games are missing:\n  shard 3/3 (games 24-35): no folder was given"),
         "{e}"
@@ -311,7 +243,7 @@ fn missing_shards_and_games_are_reported_and_a_partial_merge_can_be_finished() {
         .collect();
     fs::write(&log, lines[..9].join("\n") + "\n").unwrap();
     let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-    let e = refused(merge(&refs, &out, &[]));
+    let e = refused(&merge(&refs, &out, &[]));
     assert!(
         e.contains(
             "3 of 36 games are missing:\n  shard 2/3 (games 12-23): 3 of its 12 games are not in"
@@ -321,7 +253,7 @@ fn missing_shards_and_games_are_reported_and_a_partial_merge_can_be_finished() {
 
     // --allow-partial writes the games there are, and no ratings; the
     // config, run on that folder, plays the missing games.
-    let output = ok(merge(&refs, &out, &["--allow-partial"]));
+    let output = succeeded(merge(&refs, &out, &["--allow-partial"]));
     assert!(
         text(&output.stderr).contains("partial merge"),
         "{}",
@@ -329,14 +261,14 @@ fn missing_shards_and_games_are_reported_and_a_partial_merge_can_be_finished() {
     );
     assert_eq!(ids(&out).len(), 33);
     assert!(!out.join("summary.json").exists());
-    ok(tournament(&config, &out, &[]));
+    succeeded(tournament(&config, &out, &[]));
     assert_same_tournament(&whole, &out);
 
     // Rerunning the stopped shard instead finishes it; then the merge is whole.
-    ok(tournament(&config, &dirs[1], &["--shard", "2/3"]));
+    succeeded(tournament(&config, &dirs[1], &["--shard", "2/3"]));
     assert_eq!(ids(&dirs[1]), (12..24).collect::<Vec<_>>());
     let again = tmp.path().join("again");
-    ok(merge(&refs, &again, &[]));
+    succeeded(merge(&refs, &again, &[]));
     assert_same_tournament(&whole, &again);
 }
 
@@ -390,7 +322,7 @@ fn a_duplicate_shard_folder_is_reported_and_must_agree() {
 
     let out = tmp.path().join("merged");
     let refs = [&dirs[0], &dirs[1], &dirs[2], &copy, &dirs[1]].map(PathBuf::as_path);
-    let output = ok(merge(&refs, &out, &[]));
+    let output = succeeded(merge(&refs, &out, &[]));
     let stderr = text(&output.stderr);
     assert!(
         stderr.contains(&format!("{} was given twice", dirs[1].display())),
@@ -440,7 +372,7 @@ fn a_duplicate_shard_folder_is_reported_and_must_agree() {
     let lines: Vec<String> = changed.iter().map(Value::to_string).collect();
     fs::write(copy.join("games.jsonl"), lines.join("\n") + "\n").unwrap();
     let out2 = tmp.path().join("merged2");
-    let e = refused(merge(&[&dirs[0], &copy, &dirs[1], &dirs[2]], &out2, &[]));
+    let e = refused(&merge(&[&dirs[0], &copy, &dirs[1], &dirs[2]], &out2, &[]));
     assert!(
         e.contains("1 game differ between folders")
             && e.contains(&format!(
@@ -467,13 +399,13 @@ fn bad_shards_are_refused_with_exit_2() {
         ("", "not a shard"),
         ("auto", "--shard auto: neither SLURM_ARRAY_TASK_ID"),
     ] {
-        let e = refused(tournament(&config, &out, &["--shard", shard]));
+        let e = refused(&tournament(&config, &out, &["--shard", shard]));
         assert!(e.contains(says), "--shard {shard:?}: {e}");
         assert!(!out.exists(), "--shard {shard:?} created the folder");
     }
     // A Kubernetes pod without the shard count.
     let e = refused(
-        tournament_cmd(&config, &out, &["--shard", "auto"])
+        &tournament_cmd(&config, &out, &["--shard", "auto"])
             .env("JOB_COMPLETION_INDEX", "0")
             .output()
             .unwrap(),
@@ -481,7 +413,7 @@ fn bad_shards_are_refused_with_exit_2() {
     assert!(e.contains("MANCALA_SHARD_COUNT is not set"), "{e}");
     // A Slurm array that is not a range.
     let e = refused(
-        tournament_cmd(&config, &out, &["--shard", "auto"])
+        &tournament_cmd(&config, &out, &["--shard", "auto"])
             .envs([
                 ("SLURM_ARRAY_TASK_ID", "5"),
                 ("SLURM_ARRAY_TASK_MIN", "1"),
@@ -492,7 +424,7 @@ fn bad_shards_are_refused_with_exit_2() {
             .unwrap(),
     );
     assert!(e.contains("evenly spaced"), "{e}");
-    let e = refused(merge(&[], &out, &[]));
+    let e = refused(&merge(&[], &out, &[]));
     assert!(e.contains("DIR"), "{e}");
 }
 
@@ -503,16 +435,18 @@ fn shards_are_found_from_the_schedulers_environment() {
     let slurm: Vec<PathBuf> = (5..=7)
         .map(|task| {
             let dir = tmp.path().join(format!("slurm-{task}"));
-            ok(tournament_cmd(&config, &dir, &["--shard", "auto"])
-                .envs([
-                    ("SLURM_JOB_ID", "100"),
-                    ("SLURM_ARRAY_TASK_ID", &task.to_string()),
-                    ("SLURM_ARRAY_TASK_MIN", "5"),
-                    ("SLURM_ARRAY_TASK_MAX", "7"),
-                    ("SLURM_ARRAY_TASK_COUNT", "3"),
-                ])
-                .output()
-                .unwrap());
+            succeeded(
+                tournament_cmd(&config, &dir, &["--shard", "auto"])
+                    .envs([
+                        ("SLURM_JOB_ID", "100"),
+                        ("SLURM_ARRAY_TASK_ID", &task.to_string()),
+                        ("SLURM_ARRAY_TASK_MIN", "5"),
+                        ("SLURM_ARRAY_TASK_MAX", "7"),
+                        ("SLURM_ARRAY_TASK_COUNT", "3"),
+                    ])
+                    .output()
+                    .unwrap(),
+            );
             let label = read_json(&dir.join("tournament.json"));
             assert_eq!(label["shard"]["index"], task - 4, "task {task}");
             assert_eq!(label["shard"]["count"], 3);
@@ -521,20 +455,22 @@ fn shards_are_found_from_the_schedulers_environment() {
         .collect();
     let out = tmp.path().join("from-slurm");
     let refs: Vec<&Path> = slurm.iter().map(PathBuf::as_path).collect();
-    ok(merge(&refs, &out, &[]));
+    succeeded(merge(&refs, &out, &[]));
     assert_same_tournament(&whole, &out);
 
     // A Kubernetes Indexed Job of two completions: indices 0 and 1.
     let k8s: Vec<PathBuf> = (0..2)
         .map(|index| {
             let dir = tmp.path().join(format!("k8s-{index}"));
-            ok(tournament_cmd(&config, &dir, &["--shard", "auto"])
-                .envs([
-                    ("JOB_COMPLETION_INDEX", index.to_string()),
-                    ("MANCALA_SHARD_COUNT", "2".to_string()),
-                ])
-                .output()
-                .unwrap());
+            succeeded(
+                tournament_cmd(&config, &dir, &["--shard", "auto"])
+                    .envs([
+                        ("JOB_COMPLETION_INDEX", index.to_string()),
+                        ("MANCALA_SHARD_COUNT", "2".to_string()),
+                    ])
+                    .output()
+                    .unwrap(),
+            );
             assert_eq!(
                 read_json(&dir.join("tournament.json"))["shard"]["index"],
                 index + 1
@@ -544,15 +480,17 @@ fn shards_are_found_from_the_schedulers_environment() {
         .collect();
     assert_eq!(ids(&k8s[1]), (18..36).collect::<Vec<_>>());
     let out = tmp.path().join("from-k8s");
-    ok(merge(&[&k8s[0], &k8s[1]], &out, &[]));
+    succeeded(merge(&[&k8s[0], &k8s[1]], &out, &[]));
     assert_same_tournament(&whole, &out);
 
     // Without --shard, an array task plays everything, and says so.
     let dir = tmp.path().join("no-flag");
-    let output = ok(tournament_cmd(&config, &dir, &[])
-        .env("SLURM_ARRAY_TASK_ID", "1")
-        .output()
-        .unwrap());
+    let output = succeeded(
+        tournament_cmd(&config, &dir, &[])
+            .env("SLURM_ARRAY_TASK_ID", "1")
+            .output()
+            .unwrap(),
+    );
     assert!(
         text(&output.stderr).contains("SLURM_ARRAY_TASK_ID is set but --shard is not"),
         "{}",
@@ -565,26 +503,26 @@ fn shards_are_found_from_the_schedulers_environment() {
 fn a_shard_folder_resumes_only_as_the_same_shard() {
     let (tmp, config, _whole) = setup();
     let dir = tmp.path().join("shard-2");
-    ok(tournament(&config, &dir, &["--shard", "2/3"]));
+    succeeded(tournament(&config, &dir, &["--shard", "2/3"]));
     let complete = games(&dir);
     // Cut the log as a killed run leaves it: the rerun plays what is missing.
     let log = dir.join("games.jsonl");
     let content = fs::read_to_string(&log).unwrap();
     let lines: Vec<&str> = content.lines().collect();
     fs::write(&log, lines[..5].join("\n") + "\n" + &lines[5][..20]).unwrap();
-    ok(tournament(&config, &dir, &["--shard", "2/3"]));
+    succeeded(tournament(&config, &dir, &["--shard", "2/3"]));
     assert_eq!(games(&dir), complete);
 
-    let e = refused(tournament(&config, &dir, &["--shard", "1/3"]));
+    let e = refused(&tournament(&config, &dir, &["--shard", "1/3"]));
     assert!(
         e.contains("holds shard 2/3 of this tournament, not shard 1/3"),
         "{e}"
     );
-    let e = refused(tournament(&config, &dir, &["--shard", "2/4"]));
+    let e = refused(&tournament(&config, &dir, &["--shard", "2/4"]));
     assert!(e.contains("not shard 2/4"), "{e}");
-    let e = refused(tournament(&config, &dir, &[]));
+    let e = refused(&tournament(&config, &dir, &[]));
     assert!(e.contains("continue it with --shard 2/3"), "{e}");
-    let e = refused(tournament(
+    let e = refused(&tournament(
         &config,
         &tmp.path().join("whole"),
         &["--shard", "2/3"],
@@ -598,7 +536,7 @@ fn a_shard_folder_resumes_only_as_the_same_shard() {
         .unwrap()
         .to_string();
     fs::write(&log, format!("{foreign}\n{content}")).unwrap();
-    let e = refused(tournament(&config, &dir, &["--shard", "2/3"]));
+    let e = refused(&tournament(&config, &dir, &["--shard", "2/3"]));
     assert!(
         e.contains("line 1: game 0 belongs to shard 1/3, not to this folder's shard 2/3"),
         "{e}"
@@ -615,11 +553,13 @@ fn a_shard_folder_resumes_only_as_the_same_shard() {
             ),
         ),
     );
-    ok(mancala()
-        .args(["tournament", "--quiet", "--shard", "3/3"])
-        .arg(&default_config)
-        .output()
-        .unwrap());
+    succeeded(
+        command()
+            .args(["tournament", "--quiet", "--shard", "3/3"])
+            .arg(&default_config)
+            .output()
+            .unwrap(),
+    );
     assert_eq!(
         ids(&tmp.path().join("results/sharded-shard-3-of-3")),
         (24..36).collect::<Vec<_>>()

@@ -2,22 +2,7 @@
 //! times are refused with exit code 2 and a message naming the limit, and
 //! huge inputs give short messages.
 
-use std::process::{Command, Output};
-
-fn mancala(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crate::util::{mancala, stderr, stdout};
 
 /// Runs `args`, expects exit code 2 and a message containing each of `needles`.
 fn refused(args: &[&str], needles: &[&str]) -> String {

@@ -1,22 +1,13 @@
 //! End-to-end tests of `mancala match --sprt` and the pentanomial report.
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::util::{command, mancala, text};
+
 const GAME: &str = "kalah:pits=4,seeds=3";
-
-fn mancala(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// Runs a match with `--json` and returns its result.
 fn json_match(args: &[&str]) -> Value {
@@ -119,8 +110,12 @@ fn the_decision_and_games_do_not_depend_on_threads() {
     };
     let one = run("1");
     let (decision, pairs) = checked_sprt(&one);
-    assert!(decision == "H0" || decision == "H1", "{one}");
-    assert!(pairs > 0);
+    // The seed fixes the games, so it fixes the answer: random against
+    // itself accepts H0, after 477 pairs (measured with this seed; another
+    // seed gives another count, and an engine or agent change that alters
+    // the games shows up here).
+    assert_eq!(decision, "H0", "{one}");
+    assert_eq!(pairs, 477, "{one}");
     assert_eq!(run("2"), one);
     assert_eq!(run("3"), one);
 }
@@ -250,7 +245,7 @@ fn bad_specs_exit_with_code_2_naming_the_key() {
 
 #[test]
 fn ctrl_c_stops_an_sprt_match_undecided() {
-    let child = Command::new(env!("CARGO_BIN_EXE_mancala"))
+    let child = command()
         .args(["match", "minimax:depth=200", "random", "-t", "1"])
         .args(["--sprt", "elo0=0,elo1=10,alpha=0.05,beta=0.05"])
         .stdout(Stdio::piped())

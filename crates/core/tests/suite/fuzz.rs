@@ -7,21 +7,8 @@
 use mancala_core::spec::ECHO_CHARS;
 use mancala_core::{with_game, Game, GameSpec, Move, Setup};
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-/// Cases per property: together a few seconds in the test profile.
-const CASES: u32 = 10_000;
-
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        // No regression files in the checkout; a failure prints its input.
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
 
 /// Random bytes, read as lossy UTF-8 (so any byte sequence reaches the parser).
 fn lossy_text() -> impl Strategy<Value = String> {
@@ -298,7 +285,7 @@ fn check_move(text: &str) {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(crate::cases::config())]
 
     #[test]
     fn game_spec_parser_never_panics_on_bytes(text in lossy_text()) {

@@ -8,19 +8,6 @@ use std::time::Duration;
 use mancala_agents::{parse_duration, AgentSpec, Budget};
 use mancala_core::spec::ECHO_CHARS;
 use proptest::prelude::*;
-use proptest::test_runner::Config;
-
-/// Cases per property: together a few seconds in the test profile.
-const CASES: u32 = 10_000;
-
-fn config() -> Config {
-    Config {
-        cases: CASES,
-        // No regression files in the checkout; a failure prints its input.
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
 
 fn lossy_text() -> impl Strategy<Value = String> {
     prop::collection::vec(any::<u8>(), 0..120)
@@ -207,7 +194,7 @@ fn mancala_agents_format(t: Duration) -> String {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(crate::cases::config())]
 
     #[test]
     fn agent_spec_parser_never_panics_on_bytes(text in lossy_text()) {

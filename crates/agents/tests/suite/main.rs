@@ -1,0 +1,10 @@
+//! The agents crate's tests, in one test binary (linked once instead of
+//! once per file): a module per topic, and `cases`, which sets how many
+//! cases each property test draws.
+
+mod cases;
+mod differential;
+mod fuzz;
+mod legality;
+mod mcts;
+mod puct;
