@@ -31,8 +31,8 @@ use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
 use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
 use mancala_core::spec::Spec;
 use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
-use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
-use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions};
+use mancala_solver::congkak::CongkakSolver;
+use mancala_solver::oware::{OwareSolver, DEFAULT_TABLE_MIB as OWARE_TABLE_MIB};
 use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -591,9 +591,9 @@ fn solve_congkak(
     tt: u64,
     threads: usize,
 ) -> Result<(Exact, Option<BoardSolver>)> {
-    let solver = match CongkakSolver::new(*rules, tt as usize) {
+    let solver = match CongkakSolver::new(*rules, &SolverOptions::table(tt as usize)) {
         Ok(s) => s,
-        Err(e @ CongkakSolveError::MultiRound { .. }) => {
+        Err(e @ SolveError::MultiRound { .. }) => {
             return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
         }
         Err(e) => return Err(bad_input(format!("{e} (try a smaller --tt)"))),
@@ -608,10 +608,10 @@ fn solve_congkak(
             Exact::solved(key, &s),
             Some(BoardSolver::Congkak(Arc::new(solver))),
         )),
-        Err(CongkakSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
+        Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => {
             Err(anyhow::Error::new(Interrupted))
         }
-        Err(CongkakSolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
+        Err(SolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
         Err(e) => Err(e.into()),
     }
 }
@@ -619,9 +619,9 @@ fn solve_congkak(
 /// The exact value of an Oware board, where the Oware solver takes it
 /// (small boards: see docs/oware-solver.md). `perfect` does not play Oware.
 fn solve_oware(key: &str, rules: &OwareRules, budget: Duration, threads: usize) -> Result<Exact> {
-    let solver = match OwareSolver::new(*rules, OwareSolverOptions::default()) {
+    let solver = match OwareSolver::new(*rules, &SolverOptions::table(OWARE_TABLE_MIB)) {
         Ok(s) => s,
-        Err(e @ OwareSolveError::TooLarge { .. }) => {
+        Err(e @ SolveError::TooLarge { .. }) => {
             return Ok(Exact::none(key, "unavailable", &e.to_string()))
         }
         Err(e) => return Err(e.into()),
@@ -633,13 +633,11 @@ fn solve_oware(key: &str, rules: &OwareRules, budget: Duration, threads: usize) 
     };
     match solver.solve_until(&rules.start(), threads, until) {
         Ok(s) => Ok(Exact::solved(key, &s)),
-        Err(OwareSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
+        Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => {
             Err(anyhow::Error::new(Interrupted))
         }
-        Err(OwareSolveError::Stopped) => Ok(Exact::over_budget(key, budget)),
-        Err(e @ OwareSolveError::PlyLimit { .. }) => {
-            Ok(Exact::none(key, "unavailable", &e.to_string()))
-        }
+        Err(SolveError::Stopped) => Ok(Exact::over_budget(key, budget)),
+        Err(e @ SolveError::PlyLimit { .. }) => Ok(Exact::none(key, "unavailable", &e.to_string())),
         Err(e) => Err(e.into()),
     }
 }
@@ -736,7 +734,7 @@ fn play_cell<G: Game>(
                 Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
             }
             CellAgent::Solved(BoardSolver::Congkak(s)) => {
-                Box::new(Perfect::<G>::from_congkak_solver(Arc::clone(s)))
+                Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
             }
         }),
     };

@@ -142,7 +142,7 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
     if !args.quiet {
         eprintln!("{rules}: building the solver...");
     }
-    let solver = crate::solve_cmd::kalah_solver(rules, &options, threads)?;
+    let solver = crate::solve_cmd::build_solver(rules, &options, threads)?;
     let t1 = Instant::now();
     let until = StopCondition {
         deadline: None,
