@@ -47,6 +47,9 @@ pub trait ExactGame: Game<State = <Self as ExactGame>::Position> + Copy + Partia
     /// divided by this ([`crate::SolverOptions::for_rules`]).
     const DATABASE_SHARE: usize;
 
+    /// Most positions the default endgame database holds (one byte each).
+    const DATABASE_POSITIONS: u64;
+
     /// Enhanced transposition cutoffs (and, with several threads, the
     /// marks that split the tree among them) are tried in positions with
     /// at least this many seeds more than the endgame database holds:
@@ -122,6 +125,8 @@ impl ExactGame for KalahRules {
     // search of under a millisecond.
     const DATABASE_SHARE: usize = 2;
 
+    const DATABASE_POSITIONS: u64 = crate::DEFAULT_ENDGAME_POSITIONS;
+
     const ETC_MARGIN: usize = 6;
 
     // Kalah(6,4)'s start, 24 to 26 seeds above the usual databases, is
@@ -185,6 +190,11 @@ impl ExactGame for CongkakRules {
     // each database position: a quarter of the seeds keeps the build well
     // under the search it saves on the boards measured.
     const DATABASE_SHARE: usize = 4;
+
+    // A Congkak position costs the build several Kalah ones, and Congkak's
+    // searches are shorter: 2^25 positions (13 seeds on 7 holes a row,
+    // 16 on 6) are built in about a minute and kept between runs.
+    const DATABASE_POSITIONS: u64 = 1 << 25;
 
     // Measured from the start, one thread, no database: 3 x 2 (12 seeds)
     // and 4 x 2 (16) took 139 and 423 nodes with cutoffs from 6 seeds up,

@@ -124,13 +124,14 @@ impl SolverOptions {
     }
 
     /// The default for `rules`: a 1 GiB table and the largest database of
-    /// at most [`DEFAULT_ENDGAME_POSITIONS`] positions holding at most a
-    /// share of the board's seeds ([`ExactGame::DATABASE_SHARE`]: half for
-    /// Kalah, a quarter for Congkak), beyond which a bigger database costs
-    /// more to build than the search it saves.
+    /// at most [`ExactGame::DATABASE_POSITIONS`] positions (Kalah:
+    /// [`DEFAULT_ENDGAME_POSITIONS`]) holding at most a share of the
+    /// board's seeds ([`ExactGame::DATABASE_SHARE`]: half for Kalah, a
+    /// quarter for Congkak), beyond which a bigger database costs more to
+    /// build than the search it saves.
     pub fn for_rules<G: ExactGame>(rules: &G) -> SolverOptions {
         let mut options = SolverOptions::table(DEFAULT_TABLE_MIB)
-            .with_endgame_positions(DEFAULT_ENDGAME_POSITIONS, rules.pits());
+            .with_endgame_positions(G::DATABASE_POSITIONS, rules.pits());
         options.endgame_seeds = options
             .endgame_seeds
             .min(rules.total_seeds() / G::DATABASE_SHARE);
