@@ -211,7 +211,9 @@ impl std::fmt::Debug for OwareSolver {
 type Found = (i32, u32);
 
 impl OwareSolver {
-    /// A solver for `rules`.
+    /// A solver for `rules`, its table growing to `options.table_mib` MiB
+    /// ([`ENTRY_BYTES`] a position; Oware has no endgame database, so the
+    /// other options are not read).
     ///
     /// # Errors
     /// [`SolveError::TooLarge`] for a board beyond [`MAX_BOARDS`]
