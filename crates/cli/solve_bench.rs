@@ -10,7 +10,7 @@ use mancala_core::{Game, GameSpec, KalahRules};
 use serde::Serialize;
 
 use crate::bad_input;
-use crate::solve_cmd::{kalah_solver, SolveArgs};
+use crate::solve_cmd::{build_solver, SolveArgs};
 
 /// The games benchmarked when `--bench` names none: the published
 /// Kalah(6,4) values, standard and empty capture.
@@ -94,11 +94,11 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
         println!("|---|---|---|---|---|---|---|---|---|");
     }
     for rules in all {
-        let options = args.kalah_options(&rules)?;
+        let options = args.options(&rules)?;
         if let Some(note) = crate::solve_cmd::database_note(&rules, &options) {
             eprintln!("{rules}: {note}");
         }
-        let mut solver = kalah_solver(rules, &options, threads)?;
+        let mut solver = build_solver(rules, &options, threads)?;
         // A (6,5) solve takes many minutes: show the value closing in.
         solver.on_probe(move |p| {
             eprintln!(

@@ -1,12 +1,15 @@
 //! `mancala solve`: the exact value of a position, every move's value and a
 //! principal variation, with what it cost.
 
+use std::sync::Arc;
+
 use anyhow::Result;
 use clap::Args;
-use mancala_core::{CongkakRules, Game, GameSpec, KalahRules, OwareRules};
-use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
-use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions, ENTRY_BYTES};
-use mancala_solver::{Solution, SolveError, Solver, SolverOptions, DEFAULT_TABLE_MIB};
+use mancala_core::{CongkakRules, Game, GameSpec, OwareRules};
+use mancala_solver::{
+    exact_solver, ExactGame, ExactSolver, Solution, SolveError, Solver, SolverOptions,
+    DEFAULT_TABLE_MIB,
+};
 use serde_json::json;
 
 use crate::bad_input;
@@ -17,7 +20,7 @@ use crate::game_cmds::{start_state, GameArgs};
 pub struct SolveArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Threads (default: all cores): the root's moves are solved in parallel.
+    /// Threads (default: all cores): they search the tree together.
     #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
     /// Transposition table size in MiB (Oware: the most the table may grow to).
@@ -50,8 +53,8 @@ pub struct SolveArgs {
 }
 
 impl SolveArgs {
-    /// The solver's options for `rules` under these flags.
-    pub fn kalah_options(&self, rules: &KalahRules) -> Result<SolverOptions> {
+    /// The solver's options for `rules` (Kalah or Congkak) under these flags.
+    pub fn options<G: ExactGame>(&self, rules: &G) -> Result<SolverOptions> {
         let mut options = SolverOptions::for_rules(rules);
         options.table_mib = self.tt as usize;
         if let Some(k) = self.db_seeds {
@@ -96,7 +99,7 @@ pub fn default_db_dir() -> Option<std::path::PathBuf> {
 
 /// What the user should know about the database before a long build:
 /// whether it is built now, and where it is kept.
-pub fn database_note(rules: &KalahRules, options: &SolverOptions) -> Option<String> {
+pub fn database_note<G: ExactGame>(rules: &G, options: &SolverOptions) -> Option<String> {
     let k = options.endgame_seeds;
     if k == 0 {
         return None;
@@ -118,18 +121,29 @@ pub fn database_note(rules: &KalahRules, options: &SolverOptions) -> Option<Stri
     })
 }
 
-/// Builds the solver for `rules`, turning what can go wrong into the
-/// user's error with a hint.
-pub fn kalah_solver(rules: KalahRules, options: &SolverOptions, threads: usize) -> Result<Solver> {
+/// Builds the solver for `rules` (Kalah or Congkak), its database on
+/// `threads` threads, turning what can go wrong into the user's error with
+/// a hint.
+pub fn build_solver<G: ExactGame>(
+    rules: G,
+    options: &SolverOptions,
+    threads: usize,
+) -> Result<Solver<G>> {
     let pool = crate::thread_pool(threads)?;
-    pool.install(|| Solver::new(rules, options)).map_err(|e| {
-        let hint = if e.to_string().contains("allocate") {
-            " (try a smaller --tt or --db-seeds)"
-        } else {
-            ""
-        };
-        bad_input(format!("{e}{hint}"))
-    })
+    pool.install(|| Solver::new(rules, options))
+        .map_err(|e| solver_error(e, " (try a smaller --tt or --db-seeds)"))
+}
+
+/// A solver's refusal as the user's error: `hint` added when the memory
+/// could not be had, rules no solver takes named as `--game`'s fault.
+fn solver_error(e: SolveError, hint: &str) -> anyhow::Error {
+    match e {
+        e if e.is_out_of_memory() => bad_input(format!("{e}{hint}")),
+        e @ (SolveError::MultiRound { .. } | SolveError::TooLarge { .. }) => {
+            bad_input(format!("--game: {e}"))
+        }
+        e => bad_input(e),
+    }
 }
 
 /// `mancala solve`.
@@ -137,49 +151,74 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if let Some(games) = &args.bench {
         return crate::solve_bench::run(args, games);
     }
-    let rules = match args.game.spec()? {
-        GameSpec::Kalah(rules) => rules,
-        GameSpec::Oware(rules) => return run_oware(args, rules),
-        GameSpec::Congkak(rules) => return run_congkak(args, rules),
-    };
-    let state = start_state(&rules, args.game.position.as_deref())?;
+    match args.game.spec()? {
+        GameSpec::Kalah(rules) => {
+            let state = unfinished(&rules, args)?;
+            let options = args.options(&rules)?;
+            announce(args, &rules, &options);
+            let solver = build_solver(rules, &options, args.threads())?;
+            run_with(args, &rules, &state, &solver, false)
+        }
+        GameSpec::Congkak(rules) => run_congkak(args, rules),
+        GameSpec::Oware(rules) => run_oware(args, rules),
+    }
+}
+
+/// The position to solve: the start or `--position`, refused when over.
+fn unfinished<G: Game>(rules: &G, args: &SolveArgs) -> Result<G::State> {
+    let state = start_state(rules, args.game.position.as_deref())?;
     if rules.is_over(&state) {
         return Err(bad_input(
             "--position: the game is over; there is nothing to solve",
         ));
     }
-    let options = args.kalah_options(&rules)?;
-    let threads = args.threads();
-    if !args.json {
-        eprintln!(
-            "solving {rules} with a {} MiB table and {} on {threads} threads...",
-            options.table_mib,
-            match options.endgame_seeds {
-                0 => "no endgame database".to_string(),
-                k => format!("an endgame database of up to {k} seeds"),
-            }
-        );
-        if let Some(note) = database_note(&rules, &options) {
-            eprintln!("{note}");
-        }
+    Ok(state)
+}
+
+/// Says, unless printing JSON, what is solved with what.
+fn announce<G: ExactGame>(args: &SolveArgs, rules: &G, options: &SolverOptions) {
+    if args.json {
+        return;
     }
-    let solver = kalah_solver(rules, &options, threads)?;
-    let stop = crate::stop_flag();
+    eprintln!(
+        "solving {rules} with a {} MiB table and {} on {} threads...",
+        options.table_mib,
+        match options.endgame_seeds {
+            0 => "no endgame database".to_string(),
+            k => format!("an endgame database of up to {k} seeds"),
+        },
+        args.threads()
+    );
+    if let Some(note) = database_note(rules, options) {
+        eprintln!("{note}");
+    }
+}
+
+/// Solves `state` with `solver`, whichever game's, and prints the result;
+/// `growing_table` as for [`print_solution`].
+fn run_with<G: Game>(
+    args: &SolveArgs,
+    rules: &G,
+    state: &G::State,
+    solver: &dyn ExactSolver<G>,
+    growing_table: bool,
+) -> Result<()> {
     let until = mancala_agents::StopCondition {
         deadline: None,
-        cancel: Some(stop),
+        cancel: Some(crate::stop_flag()),
     };
-    let solution = match solver.solve_until(&state, threads, until) {
+    let solution = match solver.solve_until(state, args.threads(), until) {
         Ok(s) => s,
         Err(SolveError::Stopped) => return Err(anyhow::Error::new(crate::Interrupted)),
+        Err(e @ SolveError::PlyLimit { .. }) => return Err(bad_input(e)),
         Err(e) => return Err(e.into()),
     };
     report(
         args,
-        &rules,
-        &rules.setup(&state).to_string(),
+        rules,
+        &rules.setup(state).to_string(),
         &solution,
-        false,
+        growing_table,
     );
     Ok(())
 }
@@ -192,85 +231,38 @@ fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
             "--db-seeds: the Oware solver has no endgame database",
         ));
     }
-    let options = OwareSolverOptions {
-        max_table_entries: (args.tt as usize) * (1 << 20) / ENTRY_BYTES,
-        ..OwareSolverOptions::default()
-    };
-    let solver = OwareSolver::new(rules, options).map_err(|e| bad_input(format!("--game: {e}")))?;
+    let solver: Arc<dyn ExactSolver<OwareRules>> =
+        exact_solver(&rules, &SolverOptions::table(args.tt as usize))
+            .map_err(|e| solver_error(e, ""))?;
     // A position carries no history (RULES.md), so `--position` starts a
     // game there: repetitions and `max_plies` count from it.
-    let state = start_state(&rules, args.game.position.as_deref())?;
-    if rules.is_over(&state) {
-        return Err(bad_input(
-            "--position: the game is over; there is nothing to solve",
-        ));
-    }
-    let threads = crate::threads(args.threads, usize::MAX);
+    let state = unfinished(&rules, args)?;
     if !args.json {
-        eprintln!("solving {rules} exactly (repetitions included) on {threads} threads...");
+        eprintln!(
+            "solving {rules} exactly (repetitions included) on {} threads...",
+            args.threads()
+        );
     }
-    let until = mancala_agents::StopCondition {
-        deadline: None,
-        cancel: Some(crate::stop_flag()),
-    };
-    let solution = match solver.solve_until(&state, threads, until) {
-        Ok(s) => s,
-        Err(OwareSolveError::Stopped) => return Err(anyhow::Error::new(crate::Interrupted)),
-        Err(e @ OwareSolveError::PlyLimit { .. }) => return Err(bad_input(e)),
-        Err(e) => return Err(e.into()),
-    };
-    report(
-        args,
-        &rules,
-        &rules.setup(&state).to_string(),
-        &solution,
-        true,
-    );
-    Ok(())
+    run_with(args, &rules, &state, solver.as_ref(), true)
 }
 
 /// `mancala solve` for single-round Congkak (see `docs/congkak-solver.md`);
 /// multi-round play is refused, saying why.
 fn run_congkak(args: &SolveArgs, rules: CongkakRules) -> Result<()> {
     if args.db_seeds.is_some() {
+        // The database's size follows the board (a quarter of its seeds,
+        // `SolverOptions::for_rules`): the flag stays Kalah's.
         return Err(bad_input(
-            "--db-seeds: the Congkak solver has no endgame database",
+            "--db-seeds: Congkak's endgame database is sized by the solver; \
+             --db-seeds is for Kalah",
         ));
     }
-    let solver = CongkakSolver::new(rules, args.tt as usize).map_err(|e| match e {
-        CongkakSolveError::Resources(why) => bad_input(format!("{why} (try a smaller --tt)")),
-        e => bad_input(format!("--game: {e}")),
-    })?;
-    let state = start_state(&rules, args.game.position.as_deref())?;
-    if rules.is_over(&state) {
-        return Err(bad_input(
-            "--position: the game is over; there is nothing to solve",
-        ));
-    }
-    let threads = args.threads();
-    if !args.json {
-        eprintln!(
-            "solving {rules} with a {} MiB table on {threads} threads...",
-            args.tt
-        );
-    }
-    let until = mancala_agents::StopCondition {
-        deadline: None,
-        cancel: Some(crate::stop_flag()),
-    };
-    let solution = match solver.solve_until(&state, threads, until) {
-        Ok(s) => s,
-        Err(CongkakSolveError::Stopped) => return Err(anyhow::Error::new(crate::Interrupted)),
-        Err(e) => return Err(e.into()),
-    };
-    report(
-        args,
-        &rules,
-        &rules.setup(&state).to_string(),
-        &solution,
-        false,
-    );
-    Ok(())
+    rules.check_solvable().map_err(|e| solver_error(e, ""))?;
+    let state = unfinished(&rules, args)?;
+    let options = args.options(&rules)?;
+    announce(args, &rules, &options);
+    let solver = build_solver(rules, &options, args.threads())?;
+    run_with(args, &rules, &state, &solver, false)
 }
 
 /// Prints a solution as `--json` or text asks.

@@ -22,9 +22,9 @@ use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
 use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
 use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
 use mancala_registry::AnyAgentSpec;
-use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
-use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions};
-use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver};
+use mancala_solver::congkak::CongkakSolver;
+use mancala_solver::oware::{OwareSolver, DEFAULT_TABLE_MIB as OWARE_TABLE_MIB};
+use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver, SolverOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -405,7 +405,7 @@ fn exact_value(
     match &board.spec {
         GameSpec::Kalah(rules) => Ok(solve_kalah(key, rules, budget, args, stop)?),
         GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads, stop)?, None)),
-        GameSpec::Congkak(rules) => solve_congkak(key, rules, budget, args.tt, threads, stop),
+        GameSpec::Congkak(rules) => solve_congkak(key, rules, budget, args, stop),
     }
 }
 
@@ -416,16 +416,19 @@ fn solve_congkak(
     key: &str,
     rules: &CongkakRules,
     budget: Duration,
-    tt: u64,
-    threads: usize,
+    args: &FirstMoveOptions,
     stop: &AtomicBool,
 ) -> Result<(Exact, Option<BoardSolver>)> {
-    let solver = match CongkakSolver::new(*rules, tt as usize) {
+    let threads = args.threads;
+    // The database of `mancala solve`, from the same cache folder.
+    let options = solver_options(rules, args.tt, args.db_seeds, args.db_dir.as_deref())?;
+    let pool = crate::thread_pool(threads)?;
+    let solver = match pool.install(|| CongkakSolver::new(*rules, &options)) {
         Ok(s) => s,
-        Err(e @ CongkakSolveError::MultiRound { .. }) => {
+        Err(e @ SolveError::MultiRound { .. }) => {
             return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
         }
-        Err(e) => return Err(bad_input(format!("{e} (try a smaller --tt)"))),
+        Err(e) => return Err(bad_input(format!("{e} (try a smaller --tt or --db-seeds)"))),
     };
     let until = StopCondition {
         deadline: Instant::now().checked_add(budget),
@@ -436,10 +439,8 @@ fn solve_congkak(
             Exact::solved(key, &s),
             Some(BoardSolver::Congkak(Arc::new(solver))),
         )),
-        Err(CongkakSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
-            Err(AnalysisError::Interrupted)
-        }
-        Err(CongkakSolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
+        Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
+        Err(SolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
         Err(e) => Err(AnalysisError::Solver(e.to_string())),
     }
 }
@@ -453,9 +454,9 @@ fn solve_oware(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<Exact> {
-    let solver = match OwareSolver::new(*rules, OwareSolverOptions::default()) {
+    let solver = match OwareSolver::new(*rules, &SolverOptions::table(OWARE_TABLE_MIB)) {
         Ok(s) => s,
-        Err(e @ OwareSolveError::TooLarge { .. }) => {
+        Err(e @ SolveError::TooLarge { .. }) => {
             return Ok(Exact::none(key, "unavailable", &e.to_string()))
         }
         Err(e) => return Err(AnalysisError::Solver(e.to_string())),
@@ -466,13 +467,9 @@ fn solve_oware(
     };
     match solver.solve_until(&rules.start(), threads, until) {
         Ok(s) => Ok(Exact::solved(key, &s)),
-        Err(OwareSolveError::Stopped) if stop.load(Ordering::Relaxed) => {
-            Err(AnalysisError::Interrupted)
-        }
-        Err(OwareSolveError::Stopped) => Ok(Exact::over_budget(key, budget)),
-        Err(e @ OwareSolveError::PlyLimit { .. }) => {
-            Ok(Exact::none(key, "unavailable", &e.to_string()))
-        }
+        Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
+        Err(SolveError::Stopped) => Ok(Exact::over_budget(key, budget)),
+        Err(e @ SolveError::PlyLimit { .. }) => Ok(Exact::none(key, "unavailable", &e.to_string())),
         Err(e) => Err(AnalysisError::Solver(e.to_string())),
     }
 }
@@ -568,7 +565,7 @@ fn play_cell<G: Game>(
                 Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
             }
             CellAgent::Solved(BoardSolver::Congkak(s)) => {
-                Box::new(Perfect::<G>::from_congkak_solver(Arc::clone(s)))
+                Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
             }
         }),
     };

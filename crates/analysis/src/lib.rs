@@ -40,8 +40,7 @@
 use std::path::{Path, PathBuf};
 
 use mancala_arena::GameRecord;
-use mancala_core::{Game, KalahRules};
-use mancala_solver::SolverOptions;
+use mancala_solver::{ExactGame, SolverOptions};
 use thiserror::Error;
 
 pub mod fair;
@@ -171,8 +170,8 @@ pub fn check_db_seeds(k: Option<usize>) -> Result<()> {
 ///
 /// # Errors
 /// [`AnalysisError::BadInput`] for too many database seeds.
-pub fn solver_options(
-    rules: &KalahRules,
+pub fn solver_options<G: ExactGame>(
+    rules: &G,
     tt: u64,
     db_seeds: Option<usize>,
     db_dir: Option<&Path>,

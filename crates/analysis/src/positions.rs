@@ -131,7 +131,7 @@ pub fn exact_positions(
     let solver = pool
         .install(|| Solver::new(rules, &solver_options))
         .map_err(|e| {
-            let hint = if e.to_string().contains("allocate") {
+            let hint = if e.is_out_of_memory() {
                 " (try a smaller --tt or --db-seeds)"
             } else {
                 ""

@@ -1,5 +1,5 @@
 //! The `perfect` agent: plays a move of the best value, found by the solver
-//! of its game: [`Solver`] for Kalah, [`CongkakSolver`] for single-round
+//! of its game ([`exact_solver`]): [`Solver`] for Kalah and single-round
 //! Congkak.
 //!
 //! `perfect` solves every position it is asked about, however long that
@@ -11,8 +11,8 @@
 //! Agents of one process with the same rules and table size share one
 //! solver: its table holds exact values, so what one game or thread learns
 //! is good for all, and the endgame database is built once.
-//! [`Perfect::from_solver`] and [`Perfect::from_congkak_solver`] play from
-//! a solver the caller already has instead (its table warm from solving
+//! [`Perfect::from_solver`] plays from a solver the caller already has
+//! instead (its table warm from solving
 //! the position the games start from).
 
 use std::any::Any;
@@ -22,14 +22,28 @@ use std::time::{Duration, Instant};
 
 use mancala_agents::{parse_duration, Agent, AgentError, AgentSpec, SearchInfo, StopCondition};
 use mancala_core::spec::{bad_value, Spec};
-use mancala_core::{
-    CongkakRules, CongkakState, Game, KalahRules, KalahState, Move, Rounds, SpecError,
-};
+use mancala_core::{CongkakRules, Game, KalahRules, Move, SpecError};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use thiserror::Error;
 
-use crate::congkak::{CongkakSolveError, CongkakSolver};
-use crate::{SolveError, Solver, SolverOptions};
+use crate::exact::erased;
+use crate::{exact_solver, ExactGame, ExactSolver, SolveError, Solver, SolverOptions};
+
+/// Why the `perfect` agent cannot play a game.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PerfectError {
+    /// The game's solver refuses these rules (multi-round Congkak).
+    #[error("perfect play is not available for {0}")]
+    Unsolvable(SolveError),
+    /// No solver the agent plays from knows the game.
+    #[error("perfect play is available for single-round Congkak and Kalah only, not {game}")]
+    Unsupported {
+        /// The game's name.
+        game: &'static str,
+    },
+}
 
 /// Table size of the `perfect` agent unless `tt=` says otherwise.
 pub const AGENT_TABLE_MIB: usize = 256;
@@ -104,19 +118,16 @@ impl PerfectSpec {
     /// round (the solvers know no other game).
     ///
     /// # Errors
-    /// A message saying which games it plays.
-    pub fn check<G: Game>(&self, game: &G) -> Result<(), String> {
+    /// [`PerfectError::Unsolvable`] for multi-round Congkak,
+    /// [`PerfectError::Unsupported`] for another game.
+    pub fn check<G: Game>(&self, game: &G) -> Result<(), PerfectError> {
         let any = game as &dyn Any;
         if any.is::<KalahRules>() {
             return Ok(());
         }
         match any.downcast_ref::<CongkakRules>() {
-            Some(rules) if rules.rounds == Rounds::One => Ok(()),
-            Some(rules) => Err(format!(
-                "perfect play is not available for {}",
-                CongkakSolveError::MultiRound { rules: *rules }
-            )),
-            None => Err(unavailable(game)),
+            Some(rules) => rules.check_solvable().map_err(PerfectError::Unsolvable),
+            None => Err(PerfectError::Unsupported { game: game.name() }),
         }
     }
 
@@ -152,65 +163,40 @@ impl std::fmt::Display for PerfectSpec {
     }
 }
 
-/// The refusal of a game no solver plays.
-fn unavailable<G: Game>(game: &G) -> String {
-    format!(
-        "perfect play is available for single-round Congkak and Kalah only, not {}",
-        game.name()
-    )
-}
-
-/// One solver per rule set and table size, for the whole process.
-fn shared_solver(rules: &KalahRules, table_mib: usize) -> Result<Arc<Solver>, SolveError> {
-    type Cache = Mutex<HashMap<(String, usize), Arc<Solver>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-    let key = (rules.to_string(), table_mib);
-    if let Some(s) = cache.get(&key) {
-        return Ok(Arc::clone(s));
-    }
-    let options = SolverOptions {
-        table_mib,
-        endgame_seeds: 0,
-        endgame_dir: None,
-    }
-    .with_endgame_positions(AGENT_ENDGAME_POSITIONS, rules.pits());
-    let options = SolverOptions {
+/// The agent's solver options for `rules`: its table and a database of
+/// at most [`AGENT_ENDGAME_POSITIONS`] positions.
+fn agent_options<G: Game>(rules: &G, table_mib: usize) -> SolverOptions {
+    let options = SolverOptions::table(table_mib)
+        .with_endgame_positions(AGENT_ENDGAME_POSITIONS, rules.pits());
+    SolverOptions {
         endgame_seeds: options.endgame_seeds.min(rules.total_seeds()),
         ..options
-    };
-    let solver = Arc::new(Solver::new(*rules, &options)?);
-    cache.insert(key, Arc::clone(&solver));
-    Ok(solver)
+    }
 }
 
-/// One Congkak solver per rule set and table size, for the whole process
-/// (as [`shared_solver`] for Kalah).
-fn shared_congkak_solver(
-    rules: &CongkakRules,
+/// One solver per game, rule set and table size, for the whole process.
+fn shared_solver<G: Game>(
+    rules: &G,
     table_mib: usize,
-) -> Result<Arc<CongkakSolver>, CongkakSolveError> {
-    type Cache = Mutex<HashMap<(String, usize), Arc<CongkakSolver>>>;
+) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+    type Cache = Mutex<HashMap<(String, usize), Box<dyn Any + Send>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-    let key = (rules.to_string(), table_mib);
-    if let Some(s) = cache.get(&key) {
+    // The game's name too: two games' rules may print alike.
+    let key = (format!("{} {rules}", rules.name()), table_mib);
+    if let Some(s) = cache
+        .get(&key)
+        .and_then(|s| s.downcast_ref::<Arc<dyn ExactSolver<G>>>())
+    {
         return Ok(Arc::clone(s));
     }
-    let solver = Arc::new(CongkakSolver::new(*rules, table_mib)?);
-    cache.insert(key, Arc::clone(&solver));
+    let solver = exact_solver(rules, &agent_options(rules, table_mib))?;
+    cache.insert(key, Box::new(Arc::clone(&solver)));
     Ok(solver)
 }
 
-/// The solver an agent plays from.
-enum Backend {
-    Kalah(Arc<Solver>),
-    Congkak(Arc<CongkakSolver>),
-}
-
-/// Why the solver gave no move, whichever solver it was.
+/// Why the solver gave no move.
 enum Failure {
     Stopped,
     GameOver,
@@ -227,43 +213,26 @@ impl From<SolveError> for Failure {
     }
 }
 
-impl From<CongkakSolveError> for Failure {
-    fn from(e: CongkakSolveError) -> Failure {
-        match e {
-            CongkakSolveError::Stopped => Failure::Stopped,
-            CongkakSolveError::GameOver => Failure::GameOver,
-            e => Failure::Failed(e.to_string()),
-        }
-    }
-}
-
 /// The `perfect` agent.
 pub struct Perfect<G: Game> {
     spec: PerfectSpec,
-    solver: Option<Backend>,
+    solver: Option<Arc<dyn ExactSolver<G>>>,
     fallback: Option<Box<dyn Agent<G>>>,
     rng: SmallRng,
     info: SearchInfo,
 }
 
 impl<G: Game> Perfect<G> {
-    /// Plain `perfect` playing from `solver` (for Kalah positions of its
-    /// rules) rather than from the process's shared solver: a caller that
-    /// has just solved a position hands over the warm table, and it is
-    /// freed with the last agent holding it.
-    pub fn from_solver(solver: Arc<Solver>) -> Perfect<G> {
-        Perfect::with_backend(Backend::Kalah(solver))
-    }
-
-    /// [`Perfect::from_solver`] for single-round Congkak.
-    pub fn from_congkak_solver(solver: Arc<CongkakSolver>) -> Perfect<G> {
-        Perfect::with_backend(Backend::Congkak(solver))
-    }
-
-    fn with_backend(backend: Backend) -> Perfect<G> {
+    /// Plain `perfect` playing from `solver` (for positions of its rules)
+    /// rather than from the process's shared solver: a caller that has just
+    /// solved a position hands over the warm table, and it is freed with
+    /// the last agent holding it. A solver of another game than `G` is not
+    /// used: the agent then plays from the shared one.
+    pub fn from_solver<H: ExactGame>(solver: Arc<Solver<H>>) -> Perfect<G> {
+        let solver: Arc<dyn ExactSolver<H>> = solver;
         Perfect {
             spec: PerfectSpec::default(),
-            solver: Some(backend),
+            solver: erased::<G>(Box::new(solver)).map(|s| *s),
             fallback: None,
             rng: SmallRng::seed_from_u64(0),
             info: SearchInfo::default(),
@@ -279,36 +248,15 @@ impl<G: Game> Perfect<G> {
         state: &G::State,
         stop: StopCondition<'_>,
     ) -> Result<(i32, Vec<Move>), Failure> {
-        let (game, state) = (game as &dyn Any, state as &dyn Any);
-        if let (Some(rules), Some(state)) = (
-            game.downcast_ref::<KalahRules>(),
-            state.downcast_ref::<KalahState>(),
-        ) {
-            let solver = match &self.solver {
-                Some(Backend::Kalah(s)) if s.rules() == rules => Arc::clone(s),
-                _ => {
-                    let s = shared_solver(rules, self.spec.table_mib)?;
-                    self.solver = Some(Backend::Kalah(Arc::clone(&s)));
-                    s
-                }
-            };
-            return Ok(solver.best_moves(state, 1, stop)?);
-        }
-        if let (Some(rules), Some(state)) = (
-            game.downcast_ref::<CongkakRules>(),
-            state.downcast_ref::<CongkakState>(),
-        ) {
-            let solver = match &self.solver {
-                Some(Backend::Congkak(s)) if s.rules() == rules => Arc::clone(s),
-                _ => {
-                    let s = shared_congkak_solver(rules, self.spec.table_mib)?;
-                    self.solver = Some(Backend::Congkak(Arc::clone(&s)));
-                    s
-                }
-            };
-            return Ok(solver.best_moves(state, 1, stop)?);
-        }
-        unreachable!("checked by the caller")
+        let solver = match &self.solver {
+            Some(s) if s.solves(game) => Arc::clone(s),
+            _ => {
+                let s = shared_solver(game, self.spec.table_mib)?;
+                self.solver = Some(Arc::clone(&s));
+                s
+            }
+        };
+        Ok(solver.best_moves(state, 1, stop)?)
     }
 }
 
@@ -331,7 +279,9 @@ impl<G: Game> Agent<G> for Perfect<G> {
         outer: StopCondition<'_>,
     ) -> Result<Move, AgentError> {
         let t0 = Instant::now();
-        self.spec.check(game).map_err(AgentError::Failed)?;
+        self.spec
+            .check(game)
+            .map_err(|e| AgentError::Failed(e.to_string()))?;
         let stop = outer.or_by(self.spec.time.and_then(|t| t0.checked_add(t)));
         self.info = SearchInfo::default();
         let result = self.best_moves(game, state, stop);

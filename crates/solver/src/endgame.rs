@@ -1,15 +1,17 @@
 //! Endgame databases: the exact value of every position with at most `k`
-//! seeds in the pits, for one Kalah rule set and pit count.
+//! seeds in the pits, for one rule set and pit count of a store-free game
+//! ([`ExactGame`]: Kalah, single-round Congkak).
 //!
 //! A database holds, for each way of placing `s <= k` seeds in the 2n pits
 //! (the mover's row first), the margin the mover still gains with perfect
 //! play. It does not depend on the stores or on the seeds per pit at the
-//! start, so one database serves Kalah(n, m) for every m.
+//! start, so one database serves Kalah(n, m) (or Congkak(n, m)) for every m.
 //!
 //! It is built level by level, `s = 0, 1, ..., k`. A move either puts
 //! seeds in a store (the child has fewer seeds, its level is already built)
-//! or moves seeds rightwards inside the mover's own row (same level, and
-//! since that cannot go on for ever the recursion ends). Each level is
+//! or moves seeds towards the store inside the mover's own row (same level,
+//! and since that cannot go on for ever the recursion ends: for Congkak's
+//! relays see `docs/RULES.md`, "Every move ends"). Each level is
 //! filled in parallel; two threads may work out the same entry, and then
 //! write the same value.
 //!
@@ -22,10 +24,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI8, Ordering};
 use std::time::{Duration, Instant};
 
-use mancala_core::{Game, KalahRules, Player, MAX_PITS};
+use mancala_core::{Player, MAX_PITS};
 use rayon::prelude::*;
+use thiserror::Error;
 
-use crate::view::View;
+use crate::game::ExactGame;
 
 const UNKNOWN: i8 = i8::MIN;
 
@@ -61,19 +64,71 @@ fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Errors of building, saving and loading endgame databases.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum EndgameError {
+    /// More positions than this machine can index.
+    #[error("an endgame database of {max_seeds} seeds is too large")]
+    TooLarge {
+        /// The fullest level asked for.
+        max_seeds: usize,
+    },
+    /// The memory for the values cannot be had.
+    #[error("cannot allocate {bytes} bytes for the endgame database")]
+    Allocation {
+        /// Bytes asked for.
+        bytes: usize,
+    },
+    /// The database folder cannot be created.
+    #[error("cannot create the database folder {}: {source}", dir.display())]
+    CreateDir {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A database file cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A database file cannot be opened.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file that is damaged or not the database expected: refused, by
+    /// name, rather than overwritten unseen.
+    #[error("{}: {why}; delete it to have it built again", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
 /// Room for `len` one-byte values, asked to be backed by huge pages.
-fn allocate_values<T>(len: usize) -> Result<Vec<T>, String> {
+fn allocate_values<T>(len: usize) -> Result<Vec<T>, EndgameError> {
     let mut values = Vec::new();
     values
         .try_reserve_exact(len)
-        .map_err(|_| format!("cannot allocate {len} bytes for the endgame database"))?;
+        .map_err(|_| EndgameError::Allocation { bytes: len })?;
     crate::memory::advise(values.spare_capacity_mut());
     Ok(values)
 }
 
-/// A built database.
-pub struct Endgame {
-    rules: KalahRules,
+/// A built database, of Kalah positions unless `G` says otherwise.
+pub struct Endgame<G: ExactGame = mancala_core::KalahRules> {
+    /// The rules the database plays by ([`ExactGame::database_rules`]).
+    rules: G,
     /// Seeds in the fullest level.
     max_seeds: usize,
     /// Cells: 2n.
@@ -87,7 +142,7 @@ pub struct Endgame {
     build_time: Duration,
 }
 
-impl std::fmt::Debug for Endgame {
+impl<G: ExactGame> std::fmt::Debug for Endgame<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -118,13 +173,14 @@ fn binomial(n: usize, k: usize) -> Option<u64> {
     u64::try_from(r).ok()
 }
 
-impl Endgame {
+impl<G: ExactGame> Endgame<G> {
     /// Builds the database of every position of `rules`' board with at most
     /// `max_seeds` seeds, on the current rayon pool.
     ///
     /// # Errors
-    /// A message when it is too large to hold.
-    pub fn build(rules: &KalahRules, max_seeds: usize) -> Result<Endgame, String> {
+    /// [`EndgameError::TooLarge`] or [`EndgameError::Allocation`] when it
+    /// is too large to hold.
+    pub fn build(rules: &G, max_seeds: usize) -> Result<Endgame<G>, EndgameError> {
         let t0 = Instant::now();
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let cells = 2 * rules.pits();
@@ -152,14 +208,13 @@ impl Endgame {
 
     /// The database's tables with every value unknown, or with no values
     /// at all unless `allocate` (for a load, which reads them in).
-    fn empty(rules: &KalahRules, max_seeds: usize, allocate: bool) -> Result<Endgame, String> {
+    fn empty(rules: &G, max_seeds: usize, allocate: bool) -> Result<Endgame<G>, EndgameError> {
         let pits = rules.pits();
         let cells = 2 * pits;
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let total = positions(pits, max_seeds)
             .filter(|&n| usize::try_from(n).is_ok())
-            .ok_or_else(|| format!("an endgame database of {max_seeds} seeds is too large"))?
-            as usize;
+            .ok_or(EndgameError::TooLarge { max_seeds })? as usize;
         let count: Vec<u64> = (0..=max_seeds)
             .flat_map(|r| {
                 (0..=cells).map(move |m| match m {
@@ -180,10 +235,8 @@ impl Endgame {
             values = allocate_values(total)?;
             values.resize_with(total, || AtomicI8::new(UNKNOWN));
         }
-        let mut without_pie = *rules;
-        without_pie.pie = false;
         Ok(Endgame {
-            rules: without_pie,
+            rules: rules.database_rules(max_seeds),
             max_seeds,
             cells,
             count,
@@ -193,22 +246,13 @@ impl Endgame {
         })
     }
 
-    /// What the values depend on: the pit count and the rules that change
-    /// play (not the seeds per pit, nor the pie rule, which a database
-    /// position never has pending), and the fullest level. Written in a
-    /// saved database and part of its file name.
-    pub fn fingerprint(rules: &KalahRules, max_seeds: usize) -> String {
-        format!(
-            "kalah-pits{}-{}-{}-{}-k{max_seeds}",
-            rules.pits(),
-            if rules.empty_capture {
-                "empty_capture"
-            } else {
-                "standard_capture"
-            },
-            format!("{:?}", rules.game_end).to_lowercase(),
-            format!("{:?}", rules.leftover).to_lowercase(),
-        )
+    /// What the values depend on: the game, the pit count and the rules
+    /// that change play (not the seeds per pit, nor the pie rule, which a
+    /// database position never has pending: see
+    /// [`ExactGame::database_fingerprint`]), and the fullest level. Written
+    /// in a saved database and part of its file name.
+    pub fn fingerprint(rules: &G, max_seeds: usize) -> String {
+        format!("{}-k{max_seeds}", rules.database_fingerprint())
     }
 
     /// Loads the database of `rules` up to `max_seeds` seeds from `dir`
@@ -216,30 +260,32 @@ impl Endgame {
     /// that the next run (of any board with as many pits) skips the build.
     ///
     /// # Errors
-    /// A message when the memory cannot be had, or the folder or a file in
-    /// it cannot be read or written. A saved file that is damaged or not a
+    /// As [`Endgame::build`], [`Endgame::save`] and [`Endgame::load`], and
+    /// [`EndgameError::CreateDir`]. A saved file that is damaged or not a
     /// database of these rules is an error too, naming the file, rather
     /// than being overwritten unseen.
     pub fn load_or_build(
-        rules: &KalahRules,
+        rules: &G,
         max_seeds: usize,
         dir: &Path,
-    ) -> Result<Endgame, String> {
+    ) -> Result<Endgame<G>, EndgameError> {
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let path = Endgame::path_in(dir, rules, max_seeds);
         if path.exists() {
             return Endgame::load(rules, max_seeds, &path);
         }
         let db = Endgame::build(rules, max_seeds)?;
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create the database folder {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| EndgameError::CreateDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         db.save(&path)?;
         Ok(db)
     }
 
     /// Where [`Endgame::load_or_build`] keeps the database of `rules` up to
     /// `max_seeds` seeds in `dir`.
-    pub fn path_in(dir: &Path, rules: &KalahRules, max_seeds: usize) -> PathBuf {
+    pub fn path_in(dir: &Path, rules: &G, max_seeds: usize) -> PathBuf {
         dir.join(format!(
             "{}.endgame",
             Endgame::fingerprint(rules, max_seeds)
@@ -252,9 +298,12 @@ impl Endgame {
     /// half-written database behind.
     ///
     /// # Errors
-    /// A message naming the file when it cannot be written.
-    pub fn save(&self, path: &Path) -> Result<(), String> {
-        let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    /// [`EndgameError::Write`] naming the file when it cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), EndgameError> {
+        let err = |source: std::io::Error| EndgameError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
         let bytes: Vec<u8> = self
             .values
             .iter()
@@ -277,20 +326,21 @@ impl Endgame {
     /// database of `rules` up to `max_seeds` seeds and is intact.
     ///
     /// # Errors
-    /// A message naming the file and what is wrong with it.
-    pub fn load(rules: &KalahRules, max_seeds: usize, path: &Path) -> Result<Endgame, String> {
+    /// [`EndgameError::Read`] or [`EndgameError::Invalid`], naming the file
+    /// and what is wrong with it, or [`EndgameError::Allocation`].
+    pub fn load(rules: &G, max_seeds: usize, path: &Path) -> Result<Endgame<G>, EndgameError> {
         let t0 = Instant::now();
-        let bad = |what: &str| {
-            format!(
-                "{}: {what}; delete it to have it built again",
-                path.display()
-            )
+        let bad = |why: &str| EndgameError::Invalid {
+            path: path.to_path_buf(),
+            why: why.to_string(),
         };
         let mut db = Endgame::empty(rules, max_seeds, false)?;
-        let mut file = std::io::BufReader::new(
-            std::fs::File::open(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
-        );
+        let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(|source| {
+            EndgameError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?);
         let header = db.header();
         let mut got = vec![0u8; header.len()];
         file.read_exact(&mut got)
@@ -422,36 +472,41 @@ impl Endgame {
         if known != UNKNOWN {
             return i32::from(known);
         }
-        let n = self.cells / 2;
         let rules = &self.rules;
-        let state = rules.position_unchecked([&board[..n], &board[n..]], [0, 0], Player::ZERO);
-        let margin = |s: &mancala_core::KalahState| {
+        let margin = |s: &G::State| {
             let stores = rules.scores(s);
             i32::from(stores[Player::ZERO]) - i32::from(stores[Player::ONE])
         };
-        let best = if rules.is_over(&state) {
-            margin(&state)
-        } else {
-            let mut best = i32::MIN;
-            for mv in rules.legal_moves(&state) {
-                let mut child = state;
-                rules.play_unchecked(&mut child, mv);
-                let gain = margin(&child);
-                let v = match rules.to_move(&child) {
-                    None => gain,
-                    Some(next) => {
-                        let view = View::of(rules, &child, next);
-                        let f = self.value(view.board(), view.seeds() as usize);
-                        if next == Player::ZERO {
-                            gain + f
-                        } else {
-                            gain - f
+        let best = match rules.database_position(board) {
+            // A placement where play does not go on is never looked up (the
+            // search asks only of positions with a move to make): any value.
+            None => 0,
+            // Kalah ends such a position at once, its leftovers counted in
+            // stores that started empty.
+            Some(state) if rules.is_over(&state) => margin(&state),
+            Some(state) => {
+                let before = margin(&state);
+                let mut best = i32::MIN;
+                for mv in rules.legal_moves(&state) {
+                    let mut child = state;
+                    rules.play_unchecked(&mut child, mv);
+                    let gain = margin(&child) - before;
+                    let v = match rules.to_move(&child) {
+                        None => gain,
+                        Some(next) => {
+                            let view = rules.view(&child, next);
+                            let f = self.value(view.board(), view.seeds() as usize);
+                            if next == Player::ZERO {
+                                gain + f
+                            } else {
+                                gain - f
+                            }
                         }
-                    }
-                };
-                best = best.max(v);
+                    };
+                    best = best.max(v);
+                }
+                best
             }
-            best
         };
         slot.store(best as i8, Ordering::Relaxed);
         best
@@ -461,6 +516,7 @@ impl Endgame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mancala_core::KalahRules;
 
     #[test]
     fn ranks_number_placements_without_gaps() {
@@ -518,17 +574,19 @@ mod tests {
         let mut capture = rules;
         capture.empty_capture = true;
         let err = Endgame::load(&capture, 4, &path).unwrap_err();
+        assert!(matches!(err, EndgameError::Invalid { .. }), "{err:?}");
+        let err = err.to_string();
         assert!(err.contains("not the endgame database expected"), "{err}");
         assert!(err.contains("db.endgame"), "{err}");
 
         let last_value = bytes.len() - 9;
         bytes[last_value] ^= 1;
         std::fs::write(&path, &bytes).unwrap();
-        let err = Endgame::load(&rules, 4, &path).unwrap_err();
+        let err = Endgame::load(&rules, 4, &path).unwrap_err().to_string();
         assert!(err.contains("checksum does not match"), "{err}");
 
         std::fs::write(&path, &bytes[..bytes.len() - 20]).unwrap();
-        let err = Endgame::load(&rules, 4, &path).unwrap_err();
+        let err = Endgame::load(&rules, 4, &path).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
     }
 }

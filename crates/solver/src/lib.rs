@@ -1,8 +1,11 @@
-//! Exact values of Kalah positions, and the `perfect` agent.
+//! Exact values of Kalah, single-round Congkak and small Oware positions,
+//! and the `perfect` agent.
 //!
-//! [`Solver`] finds the final margin of a position with perfect play by
-//! both sides, the value of every legal move and a principal variation. It
-//! searches the margin still to come (the stores' margin is known) with
+//! [`Solver`] finds the final margin of a position of a store-free game
+//! ([`ExactGame`]: Kalah, single-round Congkak) with perfect play by both
+//! sides, the value of every legal move and a principal variation; one
+//! generic search, monomorphised for each game. It searches the margin
+//! still to come (the stores' margin is known) with
 //! fail-soft alpha-beta driven by MTD(f) null-window probes (the first
 //! aimed, on big positions, by a shallow heuristic search), over
 //!
@@ -16,7 +19,13 @@
 //! - an endgame database of every position with few seeds left, built by
 //!   exhaustive search with memoisation, level by level ([`endgame`]).
 //!
-//! The root's moves are solved in parallel on a rayon pool sharing the table.
+//! Several threads search each MTD(f) probe's tree together (ABDADA),
+//! sharing the table.
+//!
+//! Oware's values depend on the positions seen since the last capture, so
+//! it has its own search ([`oware::OwareSolver`]); all three solvers answer
+//! through one interface, [`ExactSolver`], and [`exact_solver`] picks the
+//! one of a game.
 //!
 //! ```
 //! use mancala_core::{Game, KalahRules};
@@ -33,43 +42,35 @@
 pub mod agent;
 pub mod congkak;
 pub mod endgame;
+mod error;
+mod exact;
+mod game;
 mod memory;
 pub mod oware;
 pub mod positions;
 mod search;
 pub mod table;
-mod view;
+pub mod view;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
-use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+use mancala_core::{KalahRules, Move, Player};
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-pub use agent::{Perfect, PerfectSpec};
-pub use endgame::Endgame;
+pub use agent::{Perfect, PerfectError, PerfectSpec};
+pub use endgame::{Endgame, EndgameError};
+pub use error::SolveError;
+pub use exact::{exact_solver, ExactSolver};
+pub use game::ExactGame;
 use search::{children, stores_margin, Busy, Search, Shared};
-pub use table::Table;
+pub use table::{Table, TableError};
+pub use view::View;
 
-/// Errors of the solver.
-#[derive(Debug, Error)]
-#[non_exhaustive]
-pub enum SolveError {
-    /// The position is over: there is nothing to solve.
-    #[error("the game is over")]
-    GameOver,
-    /// The stop condition came first.
-    #[error("stopped before the position was solved")]
-    Stopped,
-    /// Memory for the table or database cannot be had, or a size is out of range.
-    #[error("{0}")]
-    Resources(String),
-}
-
-/// How much memory the solver may use.
+/// How much memory a solver may use: the options of every solver's
+/// constructor ([`Solver::new`], [`oware::OwareSolver::new`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolverOptions {
     /// Transposition table size in MiB.
@@ -80,6 +81,13 @@ pub struct SolverOptions {
     /// before, else built and saved there ([`Endgame::load_or_build`]).
     /// `None`: built in memory each time.
     pub endgame_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for SolverOptions {
+    /// A table of [`DEFAULT_TABLE_MIB`] and no database.
+    fn default() -> SolverOptions {
+        SolverOptions::table(DEFAULT_TABLE_MIB)
+    }
 }
 
 /// Default table size: 1 GiB (about 45 M positions).
@@ -93,6 +101,15 @@ pub const DEFAULT_TABLE_MIB: usize = 1024;
 pub const DEFAULT_ENDGAME_POSITIONS: u64 = 600_000_000;
 
 impl SolverOptions {
+    /// A table of `mib` MiB (0: one bucket, for tests) and no database.
+    pub fn table(mib: usize) -> SolverOptions {
+        SolverOptions {
+            table_mib: mib,
+            endgame_seeds: 0,
+            endgame_dir: None,
+        }
+    }
+
     /// A 16 MiB table and a database of up to 2^20 positions: for tests and
     /// small boards.
     pub fn small() -> SolverOptions {
@@ -105,18 +122,17 @@ impl SolverOptions {
     }
 
     /// The default for `rules`: a 1 GiB table and the largest database of
-    /// at most [`DEFAULT_ENDGAME_POSITIONS`] positions holding at most half
-    /// the board's seeds. Past half, a bigger database costs more to build
-    /// than the search it saves: on Kalah(5,3) a 26-seed database took two
-    /// minutes for a search of under a millisecond.
-    pub fn for_rules(rules: &KalahRules) -> SolverOptions {
-        let mut options = SolverOptions {
-            table_mib: DEFAULT_TABLE_MIB,
-            endgame_seeds: 0,
-            endgame_dir: None,
-        }
-        .with_endgame_positions(DEFAULT_ENDGAME_POSITIONS, rules.pits());
-        options.endgame_seeds = options.endgame_seeds.min(rules.total_seeds() / 2);
+    /// at most [`ExactGame::DATABASE_POSITIONS`] positions (Kalah:
+    /// [`DEFAULT_ENDGAME_POSITIONS`]) holding at most a share of the
+    /// board's seeds ([`ExactGame::DATABASE_SHARE`]: half for Kalah, a
+    /// quarter for Congkak), beyond which a bigger database costs more to
+    /// build than the search it saves.
+    pub fn for_rules<G: ExactGame>(rules: &G) -> SolverOptions {
+        let mut options = SolverOptions::table(DEFAULT_TABLE_MIB)
+            .with_endgame_positions(G::DATABASE_POSITIONS, rules.pits());
+        options.endgame_seeds = options
+            .endgame_seeds
+            .min(rules.total_seeds() / G::DATABASE_SHARE);
         options
     }
 
@@ -133,14 +149,6 @@ impl SolverOptions {
         self
     }
 }
-
-/// Seeds above the endgame database from which a position's search starts
-/// from a heuristic guess ([`Solver::first_guess`]). Kalah(6,4)'s start,
-/// 24 to 26 seeds above the usual databases, is solved in 2 to 7 s on two
-/// threads and gained nothing (its probes below the value are cheap) for
-/// the guess's 0.5 to 0.8 s; Kalah(6,5)'s, 34 to 36 above, took two or
-/// three probes instead of six or seven, and 15 minutes instead of 21 to 45.
-const GUESS_MARGIN: usize = 28;
 
 /// Most nodes the deepest step of MTD(f)'s first guess may cost (about
 /// two seconds): from the start of a six-pit board it stops 14 moves deep.
@@ -215,9 +223,9 @@ fn moves_as_text<S: serde::Serializer>(moves: &[Move], s: S) -> Result<S::Ok, S:
 /// Whether a move (to `child`, gaining `gain`, passing the turn or not)
 /// reaches `to_come`, the value still to come before it: one null-window
 /// probe.
-fn reaches(
-    search: &mut Search<'_>,
-    child: &KalahState,
+fn reaches<G: ExactGame>(
+    search: &mut Search<'_, G>,
+    child: &G::State,
     gain: i32,
     passes: bool,
     to_come: i32,
@@ -246,18 +254,19 @@ pub struct Probe {
 /// A progress callback: see [`Solver::on_probe`].
 type ProbeCallback = Box<dyn Fn(Probe) + Send + Sync>;
 
-/// Solves positions of one Kalah rule set. Keeps its table between calls,
-/// so later positions of the same game are cheap.
-pub struct Solver {
-    rules: KalahRules,
+/// Solves positions of one rule set of a store-free game (Kalah unless `G`
+/// says otherwise; [`congkak::CongkakSolver`] for Congkak). Keeps its
+/// table between calls, so later positions of the same game are cheap.
+pub struct Solver<G: ExactGame = KalahRules> {
+    rules: G,
     table: Table,
-    endgame: Option<Endgame>,
+    endgame: Option<Endgame<G>>,
     bits: u32,
     nodes: AtomicU64,
     on_probe: Option<ProbeCallback>,
 }
 
-impl std::fmt::Debug for Solver {
+impl<G: ExactGame> std::fmt::Debug for Solver<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -267,23 +276,24 @@ impl std::fmt::Debug for Solver {
     }
 }
 
-impl Solver {
+impl<G: ExactGame> Solver<G> {
     /// A solver for `rules`: allocates the table and builds the endgame
     /// database (on the current rayon pool).
     ///
     /// # Errors
-    /// [`SolveError::Resources`] when the memory cannot be had.
-    pub fn new(rules: KalahRules, options: &SolverOptions) -> Result<Solver, SolveError> {
-        let table = Table::new(options.table_mib).map_err(SolveError::Resources)?;
+    /// [`SolveError::MultiRound`] for rules the search cannot solve
+    /// ([`ExactGame::check_solvable`]); [`SolveError::Table`] or
+    /// [`SolveError::Endgame`] when the memory cannot be had or the
+    /// database cannot be read or saved.
+    pub fn new(rules: G, options: &SolverOptions) -> Result<Solver<G>, SolveError> {
+        rules.check_solvable()?;
+        let table = Table::new(options.table_mib)?;
         let endgame = match options.endgame_seeds {
             0 => None,
-            k => Some(
-                match &options.endgame_dir {
-                    Some(dir) => Endgame::load_or_build(&rules, k, dir),
-                    None => Endgame::build(&rules, k),
-                }
-                .map_err(SolveError::Resources)?,
-            ),
+            k => Some(match &options.endgame_dir {
+                Some(dir) => Endgame::load_or_build(&rules, k, dir),
+                None => Endgame::build(&rules, k),
+            }?),
         };
         Ok(Solver {
             bits: view::bits_for(rules.total_seeds()),
@@ -303,16 +313,21 @@ impl Solver {
     }
 
     /// The rules solved.
-    pub fn rules(&self) -> &KalahRules {
+    pub fn rules(&self) -> &G {
         &self.rules
     }
 
     /// The endgame database, if any.
-    pub fn endgame(&self) -> Option<&Endgame> {
+    pub fn endgame(&self) -> Option<&Endgame<G>> {
         self.endgame.as_ref()
     }
 
-    fn shared(&self) -> Shared<'_> {
+    /// Slots of the table holding an entry.
+    pub fn table_entries(&self) -> usize {
+        self.table.filled()
+    }
+
+    fn shared(&self) -> Shared<'_, G> {
         Shared {
             rules: &self.rules,
             table: &self.table,
@@ -327,7 +342,7 @@ impl Solver {
     /// # Errors
     /// [`SolveError::GameOver`], or [`SolveError::Stopped`] when `stop`
     /// came first.
-    pub fn value(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
+    pub fn value(&self, state: &G::State, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
         Ok(stores_margin(&self.rules, state, mover) + self.to_come(state, stop)?)
     }
@@ -343,7 +358,7 @@ impl Solver {
     /// came first.
     pub fn compare(
         &self,
-        state: &KalahState,
+        state: &G::State,
         margin: i32,
         stop: StopCondition<'_>,
     ) -> Result<std::cmp::Ordering, SolveError> {
@@ -367,11 +382,11 @@ impl Solver {
     }
 
     /// Solves `state`: its value, every move's value and a principal
-    /// variation, with the root's moves spread over `threads` threads.
+    /// variation, on `threads` threads.
     ///
     /// # Errors
     /// [`SolveError::GameOver`] for a finished game.
-    pub fn solve(&self, state: &KalahState, threads: usize) -> Result<Solution, SolveError> {
+    pub fn solve(&self, state: &G::State, threads: usize) -> Result<Solution, SolveError> {
         self.solve_until(state, threads, StopCondition::NEVER)
     }
 
@@ -379,10 +394,10 @@ impl Solver {
     ///
     /// # Errors
     /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
-    /// [`SolveError::Resources`] when the threads cannot start.
+    /// [`SolveError::Threads`] when the threads cannot start.
     pub fn solve_until(
         &self,
-        state: &KalahState,
+        state: &G::State,
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<Solution, SolveError> {
@@ -408,12 +423,12 @@ impl Solver {
                 seconds,
                 table_bytes: self.table.bytes(),
                 table_entries: self.table.filled(),
-                endgame_seeds: self.endgame.as_ref().map_or(0, Endgame::max_seeds),
-                endgame_positions: self.endgame.as_ref().map_or(0, Endgame::len),
+                endgame_seeds: self.endgame.as_ref().map_or(0, |db| db.max_seeds()),
+                endgame_positions: self.endgame.as_ref().map_or(0, |db| db.len()),
                 endgame_seconds: self
                     .endgame
                     .as_ref()
-                    .map_or(Duration::ZERO, Endgame::build_time)
+                    .map_or(Duration::ZERO, |db| db.build_time())
                     .as_secs_f64(),
             },
         })
@@ -424,10 +439,10 @@ impl Solver {
     ///
     /// # Errors
     /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
-    /// [`SolveError::Resources`] when the threads cannot start.
+    /// [`SolveError::Threads`] when the threads cannot start.
     pub fn move_values(
         &self,
-        state: &KalahState,
+        state: &G::State,
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<Vec<MoveValue>, SolveError> {
@@ -449,10 +464,10 @@ impl Solver {
     ///
     /// # Errors
     /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
-    /// [`SolveError::Resources`] when the threads cannot start.
+    /// [`SolveError::Threads`] when the threads cannot start.
     pub fn value_with_threads(
         &self,
-        state: &KalahState,
+        state: &G::State,
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<i32, SolveError> {
@@ -473,7 +488,7 @@ impl Solver {
     /// MTD(f) from scratch per move.
     fn root_search(
         &self,
-        state: &KalahState,
+        state: &G::State,
         threads: usize,
         stop: StopCondition<'_>,
         every_move: bool,
@@ -526,7 +541,7 @@ impl Solver {
                 .map(|_| {
                     std::thread::Builder::new()
                         .spawn_scoped(scope, work)
-                        .map_err(|e| SolveError::Resources(format!("cannot start threads: {e}")))
+                        .map_err(|e| SolveError::Threads(Box::new(e)))
                 })
                 .collect::<Result<Vec<_>, _>>();
             let mine = match helpers {
@@ -550,7 +565,7 @@ impl Solver {
     }
 
     /// The value still to come for the mover of `state` (not over).
-    fn to_come(&self, state: &KalahState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
+    fn to_come(&self, state: &G::State, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         self.parallel_mtdf(state, 1, stop)
     }
 
@@ -558,7 +573,7 @@ impl Solver {
     /// `state`), to the end of the game.
     fn principal_variation(
         &self,
-        state: &KalahState,
+        state: &G::State,
         mut to_come: i32,
         stop: StopCondition<'_>,
     ) -> Result<Vec<Move>, SolveError> {
@@ -602,10 +617,10 @@ impl Solver {
     ///
     /// # Errors
     /// [`SolveError::GameOver`], [`SolveError::Stopped`], or
-    /// [`SolveError::Resources`] when the threads cannot start.
+    /// [`SolveError::Threads`] when the threads cannot start.
     pub fn best_moves(
         &self,
-        state: &KalahState,
+        state: &G::State,
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<(i32, Vec<Move>), SolveError> {
@@ -639,13 +654,13 @@ impl Solver {
     /// rest.
     fn parallel_mtdf(
         &self,
-        state: &KalahState,
+        state: &G::State,
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<i32, SolveError> {
         let rules = &self.rules;
         let mover = rules.to_move(state).ok_or(SolveError::GameOver)?;
-        let view = view::View::of(rules, state, mover);
+        let view = rules.view(state, mover);
         let reach = view.reach();
         let base = stores_margin(rules, state, mover);
         let (t0, nodes0) = (Instant::now(), self.nodes());
@@ -704,13 +719,13 @@ impl Solver {
     /// bound, so a start near the value saves the probes in between, and on
     /// the biggest boards each costs minutes. The guess is kept within what
     /// the table knows (a position solved before, as the `perfect` agent's
-    /// are, needs no guess at all). Positions at least [`GUESS_MARGIN`]
+    /// are, needs no guess at all). Positions at least [`ExactGame::GUESS_MARGIN`]
     /// seeds above the database get a shallow alpha-beta
     /// [`Search::estimate`], deepened two moves at a time while the next
     /// depth stays under [`GUESS_NODES`], plus [`GUESS_BIAS`] where it had
     /// to guess at its horizon; smaller ones are solved too fast for it to
     /// pay, and start at 0.
-    fn first_guess(&self, state: &KalahState, view: &view::View, stop: StopCondition<'_>) -> i32 {
+    fn first_guess(&self, state: &G::State, view: &View, stop: StopCondition<'_>) -> i32 {
         let reach = view.reach();
         let (lower, upper) = match self.table.probe(&view.key(self.bits)) {
             Some(e) => (i32::from(e.lower), i32::from(e.upper)),
@@ -719,8 +734,8 @@ impl Solver {
         // Written as max-then-min, not clamp: two hashed keys sharing a
         // slot may leave bounds that cross, and any start is still correct.
         let within = |g: i32| g.max(lower).min(upper);
-        let db_seeds = self.endgame.as_ref().map_or(0, Endgame::max_seeds);
-        if lower >= upper || (view.seeds() as usize) < db_seeds + GUESS_MARGIN {
+        let db_seeds = self.endgame.as_ref().map_or(0, |db| db.max_seeds());
+        if lower >= upper || (view.seeds() as usize) < db_seeds + G::GUESS_MARGIN {
             return within(0);
         }
         let shared = self.shared();
@@ -763,6 +778,7 @@ impl Solver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mancala_core::{Game, KalahState};
 
     /// The value still to come of `state` by MTD(f) from 0, as before any
     /// guess, on a fresh table.
@@ -785,11 +801,11 @@ mod tests {
             };
             let start = rules.start();
             let mover = rules.to_move(&start).unwrap();
-            let view = view::View::of(&rules, &start, mover);
+            let view = rules.view(&start, mover);
             // The biggest database that leaves the start a big position...
             let options = SolverOptions {
                 table_mib: 16,
-                endgame_seeds: rules.total_seeds() - GUESS_MARGIN,
+                endgame_seeds: rules.total_seeds() - KalahRules::GUESS_MARGIN,
                 endgame_dir: None,
             };
             let solver = Solver::new(rules, &options).unwrap();

@@ -55,15 +55,15 @@
 //! margin as any other end), so when the root's ply count plus the height
 //! is at most `max_plies`, every visited node is as in the real game and the
 //! value is exact under the limit. Otherwise the solver returns
-//! [`OwareSolveError::PlyLimit`] rather than a value it cannot vouch for.
+//! [`SolveError::PlyLimit`] rather than a value it cannot vouch for.
 //!
 //! # Limits
 //!
 //! Within a stretch the search is exponential in the number of distinct
 //! boards of that seed total (it enumerates paths). The supported boards
-//! are those with at most [`OwareSolverOptions::max_boards`] boards of the
+//! are those with at most [`MAX_BOARDS`] boards of the
 //! full seed count (see `docs/oware-solver.md` for what that allows and
-//! what it costs); larger ones get [`OwareSolveError::TooLarge`].
+//! what it costs); larger ones get [`SolveError::TooLarge`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -72,91 +72,26 @@ use std::time::Instant;
 
 use mancala_agents::StopCondition;
 use mancala_core::{Game, Move, OwareRules, OwareState, Player};
-use thiserror::Error;
 
-use crate::{MoveValue, Solution, SolveStats};
+use crate::{MoveValue, Solution, SolveError, SolveStats, SolverOptions};
 
-/// Errors of the Oware solver.
-#[derive(Debug, Error)]
-#[non_exhaustive]
-pub enum OwareSolveError {
-    /// The position is over: there is nothing to solve.
-    #[error("the game is over")]
-    GameOver,
-    /// The stop condition came first.
-    #[error("stopped before the position was solved")]
-    Stopped,
-    /// The board is beyond what the solver supports.
-    #[error(
-        "{rules} is too large for the exact Oware solver: {boards} boards of {seeds} seeds \
-         on {houses} houses, at most {max_boards} supported{pits_note} \
-         (e.g. oware:pits=3,seeds=2 or oware:pits=2,seeds=7)"
-    )]
-    TooLarge {
-        /// The rules asked for.
-        rules: OwareRules,
-        /// Seeds on the board in all.
-        seeds: usize,
-        /// Houses on the board (both rows).
-        houses: usize,
-        /// Boards (seed distributions over the houses) with all the seeds:
-        /// what one capture-free stretch may wander through.
-        boards: u128,
-        /// The most boards supported.
-        max_boards: u128,
-        /// Extra words when the pit count alone is too large.
-        pits_note: &'static str,
-    },
-    /// The search reached far enough that `max_plies` could change the
-    /// value: the solver does not give one.
-    #[error(
-        "the game limit max_plies={max_plies} may decide this value: the search expanded \
-         positions up to ply {reached}; raise max_plies to solve it"
-    )]
-    PlyLimit {
-        /// The rules' limit.
-        max_plies: u32,
-        /// The deepest ply (counted as the engine does) of a position the
-        /// search expanded, plus one.
-        reached: u64,
-    },
-    /// The table outgrew its limit, or the threads cannot start.
-    #[error("{0}")]
-    Resources(String),
-}
-
-/// Limits of the Oware solver.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwareSolverOptions {
-    /// Most boards (seed distributions of all the seeds over all the
-    /// houses) a supported board may have.
-    pub max_boards: u128,
-    /// Most positions the table may hold before the solver gives up with
-    /// [`OwareSolveError::Resources`].
-    pub max_table_entries: usize,
-}
-
-/// Default for [`OwareSolverOptions::max_boards`]. Oware(3, 2) has 6,188
+/// Most boards (seed distributions of all the seeds over all the houses)
+/// a supported board may have. Oware(3, 2) has 6,188
 /// boards and solves in a tenth of a second; Oware(2, 7) has 4,495 and
 /// takes from 2 s to more than a minute depending on `grand_slam`;
 /// Oware(4, 1) has 6,435 and did not finish in 9 minutes, nor Oware(3, 3)
 /// (33,649) in 100 s. The board count is a crude measure (what costs is the
 /// number of paths through capture-free stretches); see
 /// `docs/oware-solver.md`.
-pub const DEFAULT_MAX_BOARDS: u128 = 6_200;
+pub const MAX_BOARDS: u128 = 6_200;
 
 /// Bytes a table entry takes, hash map overhead included (an estimate, for
-/// sizing the table from a memory budget).
+/// sizing the table from [`SolverOptions::table_mib`]).
 pub const ENTRY_BYTES: usize = 48;
 
-impl Default for OwareSolverOptions {
-    fn default() -> OwareSolverOptions {
-        OwareSolverOptions {
-            max_boards: DEFAULT_MAX_BOARDS,
-            max_table_entries: 1 << 24,
-        }
-    }
-}
+/// A table size that holds 2^24 positions ([`ENTRY_BYTES`] each): what
+/// `analyze` gives the Oware solver.
+pub const DEFAULT_TABLE_MIB: usize = 768;
 
 /// Boards of `seeds` seeds on `houses` houses: `C(seeds + houses - 1, houses - 1)`.
 pub fn boards(houses: usize, seeds: usize) -> u128 {
@@ -255,7 +190,8 @@ pub struct OwareSolver {
     /// The same rules without a ply limit: what the search plays (see the
     /// module docs on `max_plies`).
     unlimited: OwareRules,
-    options: OwareSolverOptions,
+    /// Most positions the table may hold before the solver gives up.
+    max_table_entries: usize,
     table: Table,
     nodes: AtomicU64,
 }
@@ -275,25 +211,24 @@ impl std::fmt::Debug for OwareSolver {
 type Found = (i32, u32);
 
 impl OwareSolver {
-    /// A solver for `rules`.
+    /// A solver for `rules`, its table growing to `options.table_mib` MiB
+    /// ([`ENTRY_BYTES`] a position; Oware has no endgame database, so the
+    /// other options are not read).
     ///
     /// # Errors
-    /// [`OwareSolveError::TooLarge`] for a board beyond `options.max_boards`
+    /// [`SolveError::TooLarge`] for a board beyond [`MAX_BOARDS`]
     /// or with more than [`MAX_SOLVER_PITS`] pits a row.
-    pub fn new(
-        rules: OwareRules,
-        options: OwareSolverOptions,
-    ) -> Result<OwareSolver, OwareSolveError> {
+    pub fn new(rules: OwareRules, options: &SolverOptions) -> Result<OwareSolver, SolveError> {
         let houses = 2 * rules.pits();
         let seeds = rules.total_seeds();
         let count = boards(houses, seeds);
-        if rules.pits() > MAX_SOLVER_PITS || count > options.max_boards {
-            return Err(OwareSolveError::TooLarge {
+        if rules.pits() > MAX_SOLVER_PITS || count > MAX_BOARDS {
+            return Err(SolveError::TooLarge {
                 rules,
                 seeds,
                 houses,
                 boards: count,
-                max_boards: options.max_boards,
+                max_boards: MAX_BOARDS,
                 pits_note: if rules.pits() > MAX_SOLVER_PITS {
                     " and at most 8 pits a row"
                 } else {
@@ -306,7 +241,7 @@ impl OwareSolver {
         Ok(OwareSolver {
             rules,
             unlimited,
-            options,
+            max_table_entries: options.table_mib.saturating_mul(1 << 20) / ENTRY_BYTES,
             table: Table::new(),
             nodes: AtomicU64::new(0),
         })
@@ -331,15 +266,11 @@ impl OwareSolver {
     /// history `state` carries.
     ///
     /// # Errors
-    /// [`OwareSolveError::GameOver`], [`OwareSolveError::Stopped`] when
-    /// `stop` came first, [`OwareSolveError::PlyLimit`] or
-    /// [`OwareSolveError::Resources`].
-    pub fn value(
-        &self,
-        state: &OwareState,
-        stop: StopCondition<'_>,
-    ) -> Result<i32, OwareSolveError> {
-        self.rules.to_move(state).ok_or(OwareSolveError::GameOver)?;
+    /// [`SolveError::GameOver`], [`SolveError::Stopped`] when
+    /// `stop` came first, [`SolveError::PlyLimit`] or
+    /// [`SolveError::TableFull`].
+    pub fn value(&self, state: &OwareState, stop: StopCondition<'_>) -> Result<i32, SolveError> {
+        self.rules.to_move(state).ok_or(SolveError::GameOver)?;
         let mut search = Search::new(self, stop);
         let found = search.search(state, -WIDE, WIDE, false);
         search.finish(state, found)
@@ -349,16 +280,16 @@ impl OwareSolver {
     /// variation, with the root's moves spread over `threads` threads.
     ///
     /// # Errors
-    /// As [`OwareSolver::value`], and [`OwareSolveError::Resources`] when the
+    /// As [`OwareSolver::value`], and [`SolveError::Threads`] when the
     /// threads cannot start.
     pub fn solve_until(
         &self,
         state: &OwareState,
         threads: usize,
         stop: StopCondition<'_>,
-    ) -> Result<Solution, OwareSolveError> {
+    ) -> Result<Solution, SolveError> {
         let t0 = Instant::now();
-        let mover = self.rules.to_move(state).ok_or(OwareSolveError::GameOver)?;
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
         let nodes0 = self.nodes.load(Ordering::Relaxed);
         let moves = self.move_values(state, threads, stop)?;
         let value = moves
@@ -392,10 +323,10 @@ impl OwareSolver {
         state: &OwareState,
         threads: usize,
         stop: StopCondition<'_>,
-    ) -> Result<Vec<MoveValue>, OwareSolveError> {
-        let mover = self.rules.to_move(state).ok_or(OwareSolveError::GameOver)?;
+    ) -> Result<Vec<MoveValue>, SolveError> {
+        let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
         let legal: Vec<Move> = self.rules.legal_moves(state).into_iter().collect();
-        let value_of = |&mv: &Move| -> Result<MoveValue, OwareSolveError> {
+        let value_of = |&mv: &Move| -> Result<MoveValue, SolveError> {
             let mut child = state.clone();
             self.unlimited.play_unchecked(&mut child, mv);
             let value = match self.unlimited.outcome(&child) {
@@ -415,7 +346,7 @@ impl OwareSolver {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
-            .map_err(|e| OwareSolveError::Resources(format!("cannot start threads: {e}")))?;
+            .map_err(|e| SolveError::Threads(Box::new(e)))?;
         pool.install(|| {
             use rayon::prelude::*;
             legal.par_iter().with_max_len(1).map(value_of).collect()
@@ -429,7 +360,7 @@ impl OwareSolver {
         state: &OwareState,
         mut value: i32,
         stop: StopCondition<'_>,
-    ) -> Result<Vec<Move>, OwareSolveError> {
+    ) -> Result<Vec<Move>, SolveError> {
         let rules = &self.unlimited;
         let mut pv = Vec::new();
         let mut state = state.clone();
@@ -494,21 +425,20 @@ impl<'a> Search<'a> {
 
     /// The result of a search from `root`, checked: stopped, a full table,
     /// or a height that `max_plies` could have cut short are errors.
-    fn finish(self, root: &OwareState, (value, height): Found) -> Result<i32, OwareSolveError> {
+    fn finish(self, root: &OwareState, (value, height): Found) -> Result<i32, SolveError> {
         self.solver.nodes.fetch_add(self.nodes, Ordering::Relaxed);
         if self.stopped {
-            return Err(OwareSolveError::Stopped);
+            return Err(SolveError::Stopped);
         }
         if self.full {
-            return Err(OwareSolveError::Resources(format!(
-                "the Oware solver's table is full ({} positions); give it more memory",
-                self.solver.options.max_table_entries
-            )));
+            return Err(SolveError::TableFull {
+                entries: self.solver.max_table_entries,
+            });
         }
         let max_plies = self.solver.rules.max_plies;
         let reached = u64::from(root.plies()) + u64::from(height);
         if reached > u64::from(max_plies) {
-            return Err(OwareSolveError::PlyLimit { max_plies, reached });
+            return Err(SolveError::PlyLimit { max_plies, reached });
         }
         Ok(value)
     }
@@ -631,7 +561,7 @@ impl<'a> Search<'a> {
                     best: best_pit,
                 },
             );
-            if self.solver.table.len() > self.solver.options.max_table_entries {
+            if self.solver.table.len() > self.solver.max_table_entries {
                 self.full = true;
             }
         }

@@ -9,27 +9,21 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use mancala_agents::StopCondition;
-use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+use mancala_core::{Move, Player};
 
 use crate::endgame::Endgame;
+use crate::game::{ExactGame, MAX_CHILDREN};
 use crate::table::{Key, Table, NO_MOVE};
 use crate::view::View;
 
 /// Nodes between two looks at the stop condition.
 const STOP_INTERVAL: u64 = 1 << 12;
 
-/// Enhanced transposition cutoffs are tried in positions with at least this
-/// many seeds more than the endgame database holds.
-const ETC_MARGIN: usize = 6;
-
-/// Most moves a position has: every pit, and the swap.
-const MAX_CHILDREN: usize = mancala_core::MAX_PITS + 1;
-
 /// Everything a search reads: rules, table, database.
-pub(crate) struct Shared<'a> {
-    pub rules: &'a KalahRules,
+pub(crate) struct Shared<'a, G: ExactGame> {
+    pub rules: &'a G,
     pub table: &'a Table,
-    pub endgame: Option<&'a Endgame>,
+    pub endgame: Option<&'a Endgame<G>>,
     /// Bits per pit in table keys.
     pub bits: u32,
     /// Positions other threads are searching, when several threads search
@@ -90,8 +84,8 @@ impl Drop for BusyMark<'_> {
 }
 
 /// One thread's search.
-pub(crate) struct Search<'a> {
-    pub shared: &'a Shared<'a>,
+pub(crate) struct Search<'a, G: ExactGame> {
+    pub shared: &'a Shared<'a, G>,
     stop: StopCondition<'a>,
     /// Raised when another thread no longer needs this search's result.
     pub abort: Option<&'a AtomicBool>,
@@ -140,13 +134,17 @@ struct Node {
 /// as `view`, which has `seeds` seeds in its pits (no database holds a
 /// position with a swap pending).
 #[inline]
-fn holding<'d>(db: Option<&'d Endgame>, view: &View, seeds: i32) -> Option<&'d Endgame> {
+fn holding<'d, G: ExactGame>(
+    db: Option<&'d Endgame<G>>,
+    view: &View,
+    seeds: i32,
+) -> Option<&'d Endgame<G>> {
     db.filter(|db| view.swap == crate::view::NO_SWAP && seeds as usize <= db.max_seeds())
 }
 
 /// The mover's store minus the opponent's.
 #[inline]
-pub(crate) fn stores_margin(rules: &KalahRules, state: &KalahState, mover: Player) -> i32 {
+pub(crate) fn stores_margin<G: ExactGame>(rules: &G, state: &G::State, mover: Player) -> i32 {
     let s = rules.scores(state);
     i32::from(s[mover]) - i32::from(s[mover.opponent()])
 }
@@ -154,12 +152,12 @@ pub(crate) fn stores_margin(rules: &KalahRules, state: &KalahState, mover: Playe
 /// Plays `mv` in `state` (whose mover is `mover`): the child, the gain and
 /// who moves next.
 #[inline]
-fn play(
-    rules: &KalahRules,
-    state: &KalahState,
+fn play<G: ExactGame>(
+    rules: &G,
+    state: &G::State,
     mover: Player,
     mv: Move,
-) -> (KalahState, i32, Next) {
+) -> (G::State, i32, Next) {
     let mut child = *state;
     rules.play_unchecked(&mut child, mv);
     let gain = stores_margin(rules, &child, mover) - stores_margin(rules, state, mover);
@@ -171,8 +169,8 @@ fn play(
     (child, gain, next)
 }
 
-impl<'a> Search<'a> {
-    pub fn new(shared: &'a Shared<'a>, stop: StopCondition<'a>) -> Search<'a> {
+impl<'a, G: ExactGame> Search<'a, G> {
+    pub fn new(shared: &'a Shared<'a, G>, stop: StopCondition<'a>) -> Search<'a, G> {
         Search {
             shared,
             stop,
@@ -185,10 +183,10 @@ impl<'a> Search<'a> {
 
     /// The exact value of `state` (not over) for its mover, by MTD(f)
     /// starting from `guess`.
-    pub fn solve(&mut self, state: &KalahState, guess: i32) -> i32 {
+    pub fn solve(&mut self, state: &G::State, guess: i32) -> i32 {
         let rules = self.shared.rules;
         let mover = rules.to_move(state).expect("solving a finished game");
-        let reach = View::of(rules, state, mover).reach();
+        let reach = rules.view(state, mover).reach();
         let (mut lower, mut upper) = (-reach, reach);
         let mut g = guess.clamp(lower, upper);
         while lower < upper && !self.stopped {
@@ -204,19 +202,19 @@ impl<'a> Search<'a> {
     }
 
     /// Whether the value of `state` is at least `threshold`.
-    pub fn at_least(&mut self, state: &KalahState, threshold: i32) -> bool {
+    pub fn at_least(&mut self, state: &G::State, threshold: i32) -> bool {
         self.search(state, threshold - 1, threshold) >= threshold
     }
 
     /// The value of `state` for its mover if it lies in `alpha+1..beta`; else
     /// a bound on the side it fell (fail-soft).
-    pub fn search(&mut self, state: &KalahState, alpha: i32, beta: i32) -> i32 {
+    pub fn search(&mut self, state: &G::State, alpha: i32, beta: i32) -> i32 {
         let shared = self.shared;
         let mover = shared
             .rules
             .to_move(state)
             .expect("searching a finished game");
-        let view = View::of(shared.rules, state, mover);
+        let view = shared.rules.view(state, mover);
         let seeds = view.seeds();
         if let Some(db) = holding(shared.endgame, &view, seeds) {
             self.nodes += 1;
@@ -234,7 +232,7 @@ impl<'a> Search<'a> {
     /// mover is `mover`, described by `node`.
     fn node(
         &mut self,
-        state: &KalahState,
+        state: &G::State,
         mover: Player,
         node: &Node,
         mut alpha: i32,
@@ -273,7 +271,7 @@ impl<'a> Search<'a> {
         let db = shared.endgame;
         // Enhanced transposition cutoffs cost a table probe per child: worth
         // it only where subtrees are big, far from the endgame database.
-        let etc = node.seeds as usize >= db.map_or(0, Endgame::max_seeds) + ETC_MARGIN;
+        let etc = node.seeds as usize >= db.map_or(0, Endgame::max_seeds) + G::ETC_MARGIN;
         // Child positions are kept apart from the list that gets sorted, so
         // sorting moves small records and no move is played twice.
         let mut states = [*state; MAX_CHILDREN];
@@ -300,7 +298,7 @@ impl<'a> Search<'a> {
                 } else {
                     mover.opponent()
                 };
-                let view = View::of(rules, &child, child_mover);
+                let view = rules.view(&child, child_mover);
                 let seeds = view.seeds();
                 match holding(db, &view, seeds) {
                     Some(db) => {
@@ -363,10 +361,7 @@ impl<'a> Search<'a> {
             // against the farthest first.
             let mut priority = c.gain * 64 + i32::from(action);
             if c.next == Next::Same {
-                // Extra turns first, the one nearest the store first: it
-                // leaves the others' seed counts, and so their extra turns,
-                // as they were.
-                priority += 1024 + 2 * i32::from(action);
+                priority += G::extra_turn_priority(i32::from(action));
             }
             if let Some((_, hi)) = known {
                 // A move known to be poor goes last.
@@ -482,7 +477,7 @@ impl<'a> Search<'a> {
     /// is counted in `horizon_leaves`). Nothing
     /// is read from or stored in the table: the guess is never taken as
     /// exact.
-    pub fn estimate(&mut self, state: &KalahState, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    pub fn estimate(&mut self, state: &G::State, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
         if self.nodes.is_multiple_of(STOP_INTERVAL) && self.stop.reached() {
             self.stopped = true;
@@ -492,7 +487,7 @@ impl<'a> Search<'a> {
         }
         let rules = self.shared.rules;
         let mover = rules.to_move(state).expect("estimating a finished game");
-        let view = View::of(rules, state, mover);
+        let view = rules.view(state, mover);
         let seeds = view.seeds();
         if let Some(db) = holding(self.shared.endgame, &view, seeds) {
             return db.lookup(view.board(), seeds as usize);
@@ -536,11 +531,11 @@ impl<'a> Search<'a> {
 }
 
 /// The children of `state` (whose mover is `mover`) with their gains.
-pub(crate) fn children(
-    rules: &KalahRules,
-    state: &KalahState,
+pub(crate) fn children<G: ExactGame>(
+    rules: &G,
+    state: &G::State,
     mover: Player,
-) -> Vec<(Move, KalahState, i32, bool)> {
+) -> Vec<(Move, G::State, i32, bool)> {
     rules
         .legal_moves(state)
         .into_iter()
@@ -555,6 +550,7 @@ pub(crate) fn children(
 mod tests {
     use super::*;
     use crate::table::Table;
+    use mancala_core::{Game, KalahRules, KalahState};
 
     /// The value still to come for the mover, by plain exhaustive minimax.
     fn plain(rules: &KalahRules, state: &KalahState) -> i32 {
@@ -571,7 +567,7 @@ mod tests {
             .unwrap()
     }
 
-    fn shared<'a>(rules: &'a KalahRules, table: &'a Table) -> Shared<'a> {
+    fn shared<'a>(rules: &'a KalahRules, table: &'a Table) -> Shared<'a, KalahRules> {
         Shared {
             rules,
             table,

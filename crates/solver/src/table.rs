@@ -21,6 +21,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use thiserror::Error;
+
 /// A position's identity: the board from the mover's side, packed exactly
 /// when it fits in 128 bits, else a 128-bit hash.
 pub type Key = [u64; 2];
@@ -102,6 +104,18 @@ impl Entry {
     }
 }
 
+/// The table's memory cannot be had.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum TableError {
+    /// Allocating the table failed.
+    #[error("cannot allocate a {mib} MiB transposition table")]
+    Allocation {
+        /// The size asked for, in MiB.
+        mib: usize,
+    },
+}
+
 /// A fixed-size table of [`Entry`]s.
 pub struct Table {
     buckets: Vec<Bucket>,
@@ -122,8 +136,8 @@ impl Table {
     /// A table of at most `mib` MiB (at least one bucket).
     ///
     /// # Errors
-    /// A message when the memory cannot be had.
-    pub fn new(mib: usize) -> Result<Table, String> {
+    /// [`TableError::Allocation`] when the memory cannot be had.
+    pub fn new(mib: usize) -> Result<Table, TableError> {
         let bytes = mib.saturating_mul(1 << 20);
         let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
         // Round down to a power of two, so a hash's low bits pick the bucket.
@@ -131,7 +145,7 @@ impl Table {
         let mut buckets = Vec::new();
         buckets
             .try_reserve_exact(count)
-            .map_err(|_| format!("cannot allocate a {mib} MiB transposition table"))?;
+            .map_err(|_| TableError::Allocation { mib })?;
         crate::memory::advise(buckets.spare_capacity_mut());
         buckets.resize_with(count, Default::default);
         Ok(Table {

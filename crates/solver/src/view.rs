@@ -1,5 +1,5 @@
-//! A Kalah position as the solver sees it: the two rows from the mover's
-//! side and the pending swap, without the stores.
+//! A position as the solver sees it: the two rows from the mover's side
+//! and the pending swap, without the stores.
 //!
 //! What is still to be won depends only on the seeds in the pits, who moves
 //! and whether a swap is pending: a position's value is the stores' margin
@@ -7,7 +7,7 @@
 //! tabled. Seen from the mover's side (Kalah is the same game mirrored), a
 //! position and its mirror image share one entry.
 
-use mancala_core::{Game, KalahRules, KalahState, Player, MAX_PITS};
+use mancala_core::MAX_PITS;
 
 use crate::table::Key;
 
@@ -30,24 +30,16 @@ pub struct View {
 }
 
 impl View {
-    /// The view of `state`, which must not be over.
+    /// The view of a position whose mover's row is `own` and opponent's
+    /// `theirs` (each in sowing order), with `swap` pending ([`NO_SWAP`],
+    /// [`SWAP_NOW`] or [`SWAP_NEXT`]) and `margin`, the mover's stores'
+    /// margin while a swap is pending and 0 otherwise (see [`View::margin`]).
     #[inline]
-    pub fn of(rules: &KalahRules, state: &KalahState, mover: Player) -> View {
-        let n = rules.pits();
+    pub fn from_rows(own: &[u8], theirs: &[u8], swap: u8, margin: i16) -> View {
+        let n = own.len();
         let mut cells = [0u8; 2 * MAX_PITS];
-        cells[..n].copy_from_slice(rules.row(state, mover));
-        cells[n..2 * n].copy_from_slice(rules.row(state, mover.opponent()));
-        let swap = match (rules.swap_pending(state), mover) {
-            (false, _) => NO_SWAP,
-            (true, Player::ZERO) => SWAP_NEXT,
-            (true, _) => SWAP_NOW,
-        };
-        let margin = if swap == NO_SWAP {
-            0
-        } else {
-            let s = rules.scores(state);
-            i16::from(s[mover]) - i16::from(s[mover.opponent()])
-        };
+        cells[..n].copy_from_slice(own);
+        cells[n..2 * n].copy_from_slice(theirs);
         View {
             cells,
             n,
@@ -119,13 +111,15 @@ pub const SWAP_NOW: u8 = 1;
 pub const SWAP_NEXT: u8 = 2;
 
 /// Bits that hold any pit's count on a board of `total` seeds.
-pub fn bits_for(total: usize) -> u32 {
+pub(crate) fn bits_for(total: usize) -> u32 {
     usize::BITS - total.leading_zeros()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ExactGame;
+    use mancala_core::{Game, KalahRules, Player};
 
     #[test]
     fn mirrored_positions_share_a_key_and_different_ones_do_not() {
@@ -142,8 +136,8 @@ mod tests {
             Player::ONE,
         );
         assert_eq!(
-            View::of(&rules, &a, Player::ZERO).key(bits),
-            View::of(&rules, &b, Player::ONE).key(bits)
+            rules.view(&a, Player::ZERO).key(bits),
+            rules.view(&b, Player::ONE).key(bits)
         );
         let c = rules.position_unchecked(
             [&[1, 2, 3, 4, 5, 6], &[6, 0, 4, 3, 1, 2]],
@@ -151,10 +145,10 @@ mod tests {
             Player::ZERO,
         );
         assert_ne!(
-            View::of(&rules, &a, Player::ZERO).key(bits),
-            View::of(&rules, &c, Player::ZERO).key(bits)
+            rules.view(&a, Player::ZERO).key(bits),
+            rules.view(&c, Player::ZERO).key(bits)
         );
-        assert_eq!(View::of(&rules, &a, Player::ZERO).seeds(), 37);
+        assert_eq!(rules.view(&a, Player::ZERO).seeds(), 37);
     }
 
     #[test]
@@ -167,8 +161,8 @@ mod tests {
         let mut after = start;
         rules.play_unchecked(&mut after, mancala_core::Move::Pit(1));
         let bits = bits_for(rules.total_seeds());
-        let a = View::of(&rules, &start, Player::ZERO);
-        let b = View::of(&rules, &after, Player::ZERO);
+        let a = rules.view(&start, Player::ZERO);
+        let b = rules.view(&after, Player::ZERO);
         assert_eq!((a.swap, b.swap, b.margin), (SWAP_NEXT, SWAP_NEXT, 1));
         assert_ne!(a.key(bits), b.key(bits));
     }

@@ -27,10 +27,15 @@ fn specs_parse_check_and_print_back() {
     assert!(PerfectSpec::parse("perfect:fallback=greedy:x=1,time=1s").is_err());
     let spec = PerfectSpec::parse("perfect").unwrap();
     assert!(spec.check(&KalahRules::default()).is_ok());
-    assert!(spec
-        .check(&OwareRules::default())
-        .unwrap_err()
-        .contains("Kalah only"));
+    let refused = spec.check(&OwareRules::default()).unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            mancala_solver::PerfectError::Unsupported { game: "oware" }
+        ),
+        "{refused:?}"
+    );
+    assert!(refused.to_string().contains("Kalah only"));
 }
 
 #[test]

@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use mancala_agents::StopCondition;
 use mancala_core::{CongkakRules, CongkakState, Game, GameEnd, Move};
-use mancala_solver::congkak::{CongkakSolveError, CongkakSolver};
+use mancala_solver::congkak::CongkakSolver;
 use mancala_solver::Solution;
+use mancala_solver::{SolveError, SolverOptions};
 
 /// The final margin for the mover with perfect play, by looking at every
 /// line to the end of the game. Memoised on the engine's whole state,
@@ -155,7 +156,7 @@ fn values_agree_with_plain_minimax_on_every_reachable_position() {
     let mut positions = 0;
     for &(pits, seeds) in EXHAUSTIVE {
         for rules in variants(pits, seeds) {
-            let solver = CongkakSolver::new(rules, 1).unwrap();
+            let solver = CongkakSolver::new(rules, &SolverOptions::table(1)).unwrap();
             let mut memo = HashMap::new();
             for state in reachable(&rules) {
                 let v = solver.value(&state, StopCondition::NEVER).unwrap();
@@ -171,7 +172,7 @@ fn values_agree_with_plain_minimax_on_every_reachable_position() {
 fn every_moves_value_and_the_pv_agree_on_every_reachable_position() {
     for &(pits, seeds) in EXHAUSTIVE {
         for rules in variants(pits, seeds) {
-            let solver = CongkakSolver::new(rules, 1).unwrap();
+            let solver = CongkakSolver::new(rules, &SolverOptions::table(1)).unwrap();
             let mut memo = HashMap::new();
             for state in reachable(&rules) {
                 let solution = solver.solve(&state, 1).unwrap();
@@ -195,7 +196,7 @@ fn a_one_bucket_table_still_gives_exact_values() {
     // Two slots for the whole game: nearly every entry is overwritten
     // before it is read again, so the search must not rely on any.
     for rules in variants(3, 2).into_iter().chain(variants(2, 3)) {
-        let solver = CongkakSolver::new(rules, 0).unwrap();
+        let solver = CongkakSolver::new(rules, &SolverOptions::table(0)).unwrap();
         let mut memo = HashMap::new();
         for state in reachable(&rules).into_iter().step_by(7) {
             let solution = solver.solve(&state, 1).unwrap();
@@ -210,7 +211,7 @@ fn larger_boards_agree_along_sampled_games() {
     // picks) on boards whose whole tree is still small for the minimax.
     for (pits, seeds) in [(4, 2), (3, 4), (5, 1)] {
         for rules in variants(pits, seeds) {
-            let solver = CongkakSolver::new(rules, 4).unwrap();
+            let solver = CongkakSolver::new(rules, &SolverOptions::table(4)).unwrap();
             let mut memo = HashMap::new();
             for game in 0..4u64 {
                 let mut state = rules.start();
@@ -242,9 +243,9 @@ fn one_and_two_threads_give_the_same_solution() {
     for (pits, seeds) in [(3, 3), (4, 3), (5, 2)] {
         for rules in variants(pits, seeds) {
             // Fresh solvers, so that neither reads what the other learnt.
-            let one = CongkakSolver::new(rules, 4).unwrap();
-            let two = CongkakSolver::new(rules, 4).unwrap();
-            let three = CongkakSolver::new(rules, 4).unwrap();
+            let one = CongkakSolver::new(rules, &SolverOptions::table(4)).unwrap();
+            let two = CongkakSolver::new(rules, &SolverOptions::table(4)).unwrap();
+            let three = CongkakSolver::new(rules, &SolverOptions::table(4)).unwrap();
             let mut state = rules.start();
             let mut ply = 0;
             while !rules.is_over(&state) && ply < 6 {
@@ -273,7 +274,7 @@ fn the_stores_only_shift_the_value() {
     // The same holes and mover with other stores: the value moves by the
     // stores' margin, nothing else (the reason the table leaves them out).
     let rules = CongkakRules::new(3, 3).unwrap();
-    let solver = CongkakSolver::new(rules, 1).unwrap();
+    let solver = CongkakSolver::new(rules, &SolverOptions::table(1)).unwrap();
     let a = rules.parse_position("2,0,3/1,4,0/6,2/0").unwrap();
     let b = rules.parse_position("2,0,3/1,4,0/1,7/0").unwrap();
     let va = solver.value(&a, StopCondition::NEVER).unwrap();
@@ -287,11 +288,8 @@ fn the_stores_only_shift_the_value() {
 #[test]
 fn multi_round_play_is_refused_and_saying_why() {
     let rules = CongkakRules::new(3, 2).unwrap().multi_round(5).unwrap();
-    let err = CongkakSolver::new(rules, 1).unwrap_err();
-    assert!(
-        matches!(err, CongkakSolveError::MultiRound { .. }),
-        "{err:?}"
-    );
+    let err = CongkakSolver::new(rules, &SolverOptions::table(1)).unwrap_err();
+    assert!(matches!(err, SolveError::MultiRound { .. }), "{err:?}");
     let text = err.to_string();
     assert!(
         text.contains("rounds=many") && text.contains("stores"),
@@ -302,15 +300,12 @@ fn multi_round_play_is_refused_and_saying_why() {
 #[test]
 fn a_finished_game_and_a_spent_budget_are_errors() {
     let rules = CongkakRules::new(3, 2).unwrap();
-    let solver = CongkakSolver::new(rules, 1).unwrap();
+    let solver = CongkakSolver::new(rules, &SolverOptions::table(1)).unwrap();
     let over = rules.parse_position("0,0,0/0,0,0/7,5/-").unwrap();
-    assert!(matches!(
-        solver.solve(&over, 1),
-        Err(CongkakSolveError::GameOver)
-    ));
+    assert!(matches!(solver.solve(&over, 1), Err(SolveError::GameOver)));
     // The standard board is far beyond the first look at the clock.
     let rules = CongkakRules::default();
-    let solver = CongkakSolver::new(rules, 1).unwrap();
+    let solver = CongkakSolver::new(rules, &SolverOptions::table(1)).unwrap();
     let past = StopCondition {
         deadline: Some(Instant::now()),
         cancel: None,
@@ -318,12 +313,12 @@ fn a_finished_game_and_a_spent_budget_are_errors() {
     for threads in [1, 2] {
         assert!(matches!(
             solver.solve_until(&rules.start(), threads, past),
-            Err(CongkakSolveError::Stopped)
+            Err(SolveError::Stopped)
         ));
     }
     assert!(matches!(
         solver.value(&rules.start(), past),
-        Err(CongkakSolveError::Stopped)
+        Err(SolveError::Stopped)
     ));
 }
 
@@ -337,14 +332,19 @@ fn the_perfect_agent_plays_congkak_moves_that_keep_the_value() {
     assert!(spec.check(&rules).is_ok());
     let many = CongkakRules::new(4, 2).unwrap().multi_round(3).unwrap();
     let why = spec.check(&many).unwrap_err();
-    assert!(why.contains("rounds=many"), "{why}");
-    let solver = Arc::new(CongkakSolver::new(rules, 4).unwrap());
-    let judge = CongkakSolver::new(rules, 4).unwrap();
+    assert!(
+        matches!(
+            why,
+            mancala_solver::PerfectError::Unsolvable(SolveError::MultiRound { .. })
+        ),
+        "{why:?}"
+    );
+    assert!(why.to_string().contains("rounds=many"), "{why}");
+    let solver = Arc::new(CongkakSolver::new(rules, &SolverOptions::table(4)).unwrap());
+    let judge = CongkakSolver::new(rules, &SolverOptions::table(4)).unwrap();
     let mut agents = [
         spec.build::<CongkakRules>(),
-        Box::new(Perfect::<CongkakRules>::from_congkak_solver(Arc::clone(
-            &solver,
-        ))),
+        Box::new(Perfect::<CongkakRules>::from_solver(Arc::clone(&solver))),
     ];
     for seed in 0..4 {
         for agent in agents.iter_mut() {

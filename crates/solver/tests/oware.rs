@@ -5,7 +5,8 @@ use std::collections::{HashMap, HashSet};
 
 use mancala_agents::StopCondition;
 use mancala_core::{Game, GameSpec, GrandSlam, OwareRules, OwareState, Player};
-use mancala_solver::oware::{OwareSolveError, OwareSolver, OwareSolverOptions};
+use mancala_solver::oware::{OwareSolver, DEFAULT_TABLE_MIB};
+use mancala_solver::{SolveError, SolverOptions};
 
 const GRAND_SLAMS: [GrandSlam; 3] = [
     GrandSlam::NoCapture,
@@ -21,7 +22,7 @@ fn rules(spec: &str) -> OwareRules {
 }
 
 fn solver(rules: OwareRules) -> OwareSolver {
-    OwareSolver::new(rules, OwareSolverOptions::default()).unwrap()
+    OwareSolver::new(rules, &SolverOptions::table(DEFAULT_TABLE_MIB)).unwrap()
 }
 
 /// Minimax straight over the `Game` trait: the final margin for the mover
@@ -202,7 +203,7 @@ fn max_plies_is_either_respected_or_reported() {
                         assert_eq!(v, want, "{r} {s:?}");
                         exact += 1;
                     }
-                    Err(OwareSolveError::PlyLimit { reached, .. }) => {
+                    Err(SolveError::PlyLimit { reached, .. }) => {
                         assert!(reached > u64::from(max_plies));
                         refused += 1;
                     }
@@ -313,8 +314,9 @@ fn other_grand_slam_rules_are_consistent_too() {
 
 #[test]
 fn boards_too_large_finished_games_and_stops_are_typed_errors() {
-    let err = OwareSolver::new(rules("oware"), OwareSolverOptions::default()).unwrap_err();
-    assert!(matches!(err, OwareSolveError::TooLarge { .. }));
+    let err =
+        OwareSolver::new(rules("oware"), &SolverOptions::table(DEFAULT_TABLE_MIB)).unwrap_err();
+    assert!(matches!(err, SolveError::TooLarge { .. }));
     let text = err.to_string();
     assert!(
         text.contains("too large") && text.contains("at most"),
@@ -326,7 +328,7 @@ fn boards_too_large_finished_games_and_stops_are_typed_errors() {
     let solver = solver(r);
     assert!(matches!(
         solver.value(&over, StopCondition::NEVER),
-        Err(OwareSolveError::GameOver)
+        Err(SolveError::GameOver)
     ));
 
     let flag = std::sync::atomic::AtomicBool::new(true);
@@ -335,10 +337,10 @@ fn boards_too_large_finished_games_and_stops_are_typed_errors() {
         cancel: Some(&flag),
     };
     let r = rules("oware:pits=3,seeds=2");
-    let solver = OwareSolver::new(r, OwareSolverOptions::default()).unwrap();
+    let solver = OwareSolver::new(r, &SolverOptions::table(DEFAULT_TABLE_MIB)).unwrap();
     assert!(matches!(
         solver.solve_until(&r.start(), 1, stop),
-        Err(OwareSolveError::Stopped)
+        Err(SolveError::Stopped)
     ));
 }
 
