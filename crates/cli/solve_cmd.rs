@@ -85,16 +85,10 @@ impl SolveArgs {
     }
 }
 
-/// Where endgame databases are kept when `--db-dir` is not given.
+/// Where endgame databases are kept when `--db-dir` is not given (the
+/// solver library's policy, shared by every front end).
 pub fn default_db_dir() -> Option<std::path::PathBuf> {
-    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = var("MANCALA_DB_DIR") {
-        return Some(dir.into());
-    }
-    let cache = var("XDG_CACHE_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| var("HOME").map(|h| std::path::Path::new(&h).join(".cache")))?;
-    Some(cache.join("mancala").join("endgame"))
+    mancala_solver::endgame::default_dir()
 }
 
 /// What the user should know about the database before a long build:

@@ -142,6 +142,22 @@ pub struct Endgame<G: ExactGame = mancala_core::KalahRules> {
     build_time: Duration,
 }
 
+/// Where endgame databases are kept between runs unless a caller names a
+/// folder: `$MANCALA_DB_DIR`, else `$XDG_CACHE_HOME/mancala/endgame`, else
+/// `~/.cache/mancala/endgame`; `None` when none of these is set. One
+/// policy for every front end, so that `mancala solve`, `mancala analyze`
+/// and other tools share the databases they build.
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = var("MANCALA_DB_DIR") {
+        return Some(dir.into());
+    }
+    let cache = var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| Path::new(&h).join(".cache")))?;
+    Some(cache.join("mancala").join("endgame"))
+}
+
 impl<G: ExactGame> std::fmt::Debug for Endgame<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
