@@ -27,7 +27,7 @@ use mancala_core::GameSpec;
 mod exact;
 mod fair;
 
-use crate::progress::Progress;
+use crate::progress::AnalysisProgress;
 use crate::{bad_input, Interrupted};
 
 /// Arguments of `mancala analyze`.
@@ -125,10 +125,10 @@ pub fn cli_error(e: AnalysisError) -> anyhow::Error {
     }
 }
 
-/// The progress bar of `analyze first-move`, with a log line per board
-/// where no bar is drawn.
+/// The progress bar of `analyze first-move`, with a line per board where
+/// no bar is drawn.
 struct FirstMoveProgress {
-    bar: std::sync::OnceLock<Progress>,
+    bar: AnalysisProgress,
     out: PathBuf,
     /// A log line per board where no progress bar is drawn (a redirected
     /// standard error); on a terminal the bar would be garbled by it, and
@@ -136,15 +136,9 @@ struct FirstMoveProgress {
     log: bool,
 }
 
-impl FirstMoveProgress {
-    fn bar(&self) -> Option<&Progress> {
-        self.bar.get()
-    }
-}
-
 impl Observer for FirstMoveProgress {
     fn start(&self, total: u64, unit: &str) {
-        let _ = self.bar.set(Progress::counting(total, false, unit));
+        self.bar.start(total, unit);
     }
     fn resumed(&self, cells: usize, exacts: usize) {
         eprintln!(
@@ -165,14 +159,10 @@ impl Observer for FirstMoveProgress {
         }
     }
     fn game_done(&self, record: &GameRecord) {
-        if let Some(bar) = self.bar() {
-            bar.game_done(record);
-        }
+        self.bar.game_done(record);
     }
     fn skipped_to(&self, done: u64) {
-        if let Some(bar) = self.bar() {
-            bar.skip(done);
-        }
+        self.bar.skipped_to(done);
     }
 }
 
@@ -194,14 +184,12 @@ fn first_move(args: &FirstMoveArgs) -> Result<()> {
         out: args.out.clone(),
     };
     let progress = FirstMoveProgress {
-        bar: std::sync::OnceLock::new(),
+        bar: AnalysisProgress::new(false),
         out: args.out.clone(),
         log: !std::io::stderr().is_terminal(),
     };
     let result = first_move::run(&options, &progress, crate::stop_flag());
-    if let Some(bar) = progress.bar() {
-        bar.finish();
-    }
+    progress.bar.finish();
     let grid = result.map_err(cli_error)?;
     for (name, svg) in mancala_report::first_move_charts(&grid) {
         let path = args.out.join(name);

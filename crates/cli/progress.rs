@@ -1,6 +1,9 @@
 //! A progress bar for runs of many games.
 
+use std::sync::Mutex;
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mancala_analysis::Observer;
 use mancala_arena::GameRecord;
 
 /// Games done, rate and ETA on standard error (hidden when quiet or when
@@ -54,5 +57,55 @@ impl Progress {
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// An analysis's progress on standard error: a bar for each counted phase
+/// it announces, and its messages (none of either when quiet).
+pub struct AnalysisProgress {
+    quiet: bool,
+    bar: Mutex<Option<Progress>>,
+}
+
+impl AnalysisProgress {
+    /// Progress shown unless `quiet`.
+    pub fn new(quiet: bool) -> AnalysisProgress {
+        AnalysisProgress {
+            quiet,
+            bar: Mutex::new(None),
+        }
+    }
+
+    /// Runs `f` on the current bar, if there is one.
+    fn with_bar(&self, f: impl FnOnce(&Progress)) {
+        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|p| p.into_inner()) {
+            f(bar);
+        }
+    }
+}
+
+impl Observer for AnalysisProgress {
+    fn message(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+    fn start(&self, total: u64, unit: &str) {
+        let bar = Progress::counting(total, self.quiet, unit);
+        *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);
+    }
+    fn step(&self) {
+        self.with_bar(Progress::step);
+    }
+    fn game_done(&self, record: &GameRecord) {
+        self.with_bar(|bar| bar.game_done(record));
+    }
+    fn skipped_to(&self, done: u64) {
+        self.with_bar(|bar| bar.skip(done));
+    }
+    fn finish(&self) {
+        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            bar.finish();
+        }
     }
 }

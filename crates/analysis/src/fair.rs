@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 use mancala_agents::StopCondition;
 use mancala_arena::stats::json_float::to_value;
 use mancala_core::{ByPlayer, Game, KalahRules, Player, Setup};
-use mancala_solver::Solver;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{bad_input, solver_options, Observer, Result};
+use crate::{build_solver, solver_options, solver_refused, Observer, Result};
 
 /// What `fair_starts` searches.
 #[derive(Clone, Debug)]
@@ -211,9 +210,7 @@ pub fn fair_starts(
         observer.message(&format!("{rules}: building the solver..."));
         // One solver per rule set: its table carries over from candidate
         // to candidate (they share most of their positions).
-        let solver = pool
-            .install(|| Solver::new(rules, &solver_options))
-            .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;
+        let solver = build_solver(rules, &solver_options, &pool).map_err(solver_refused)?;
         let t0 = Instant::now();
         let until = StopCondition {
             deadline: options.budget.and_then(|b| t0.checked_add(b)),

@@ -20,16 +20,21 @@ use mancala_agents::{derive_seed, format_duration, parse_duration, StopCondition
 use mancala_arena::stats::json_float;
 use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
 use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
-use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
+use mancala_core::{with_game, Game, GameSpec, OwareRules};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::congkak::CongkakSolver;
 use mancala_solver::oware::{OwareSolver, DEFAULT_TABLE_MIB as OWARE_TABLE_MIB};
-use mancala_solver::{Perfect, PerfectSpec, Solution, SolveError, Solver, SolverOptions};
+use mancala_solver::{
+    ExactGame, Perfect, PerfectSpec, Solution, SolveError, Solver, SolverOptions,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::grid::{grid, Board};
-use crate::{bad_input, check_db_seeds, io_error, solver_options, AnalysisError, Observer, Result};
+use crate::{
+    bad_input, build_solver, check_db_seeds, io_error, solver_options, solver_refused,
+    AnalysisError, Observer, Result,
+};
 
 /// The ladder when none is given: weakest first.
 pub const DEFAULT_LADDER: &[&str] = &[
@@ -403,42 +408,45 @@ fn exact_value(
         return Ok((Exact::none(key, "skipped", "--budget 0: not solved"), None));
     };
     match &board.spec {
-        GameSpec::Kalah(rules) => Ok(solve_kalah(key, rules, budget, args, stop)?),
+        GameSpec::Kalah(rules) => {
+            solve_store_free(key, rules, budget, args, stop, BoardSolver::Kalah)
+        }
         GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads, stop)?, None)),
-        GameSpec::Congkak(rules) => solve_congkak(key, rules, budget, args, stop),
+        GameSpec::Congkak(rules) => {
+            solve_store_free(key, rules, budget, args, stop, BoardSolver::Congkak)
+        }
     }
 }
 
-/// The exact value of a single-round Congkak board (see
-/// docs/congkak-solver.md); multi-round play has no solver and is
-/// `unavailable`, with the solver's reason as the note.
-fn solve_congkak(
+/// The exact value of a Kalah or single-round Congkak board (see
+/// docs/congkak-solver.md), solved with the database of `mancala solve`
+/// from the same cache folder, and the solver, kept by `wrap` for
+/// `perfect`. Multi-round Congkak has no solver and is `unavailable`, with
+/// the solver's reason as the note.
+fn solve_store_free<G: ExactGame + Copy>(
     key: &str,
-    rules: &CongkakRules,
+    rules: &G,
     budget: Duration,
     args: &FirstMoveOptions,
     stop: &AtomicBool,
+    wrap: fn(Arc<Solver<G>>) -> BoardSolver,
 ) -> Result<(Exact, Option<BoardSolver>)> {
     let threads = args.threads;
-    // The database of `mancala solve`, from the same cache folder.
     let options = solver_options(rules, args.tt, args.db_seeds, args.db_dir.as_deref())?;
     let pool = crate::thread_pool(threads)?;
-    let solver = match pool.install(|| CongkakSolver::new(*rules, &options)) {
+    let solver = match build_solver(*rules, &options, &pool) {
         Ok(s) => s,
         Err(e @ SolveError::MultiRound { .. }) => {
             return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
         }
-        Err(e) => return Err(bad_input(format!("{e} (try a smaller --tt or --db-seeds)"))),
+        Err(e) => return Err(solver_refused(e)),
     };
     let until = StopCondition {
         deadline: Instant::now().checked_add(budget),
         cancel: Some(stop),
     };
     match solver.solve_until(&rules.start(), threads, until) {
-        Ok(s) => Ok((
-            Exact::solved(key, &s),
-            Some(BoardSolver::Congkak(Arc::new(solver))),
-        )),
+        Ok(s) => Ok((Exact::solved(key, &s), Some(wrap(Arc::new(solver))))),
         Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
         Err(SolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
         Err(e) => Err(AnalysisError::Solver(e.to_string())),
@@ -470,35 +478,6 @@ fn solve_oware(
         Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
         Err(SolveError::Stopped) => Ok(Exact::over_budget(key, budget)),
         Err(e @ SolveError::PlyLimit { .. }) => Ok(Exact::none(key, "unavailable", &e.to_string())),
-        Err(e) => Err(AnalysisError::Solver(e.to_string())),
-    }
-}
-
-fn solve_kalah(
-    key: &str,
-    rules: &KalahRules,
-    budget: Duration,
-    args: &FirstMoveOptions,
-    stop: &AtomicBool,
-) -> Result<(Exact, Option<BoardSolver>)> {
-    let threads = args.threads;
-    let options = solver_options(rules, args.tt, args.db_seeds, args.db_dir.as_deref())?;
-    let pool = crate::thread_pool(threads)?;
-    let solver = pool
-        .install(|| Solver::new(*rules, &options))
-        .map_err(|e| bad_input(format!("{e} (try a smaller --tt or --db-seeds)")))?;
-    let until = StopCondition {
-        deadline: Instant::now().checked_add(budget),
-        cancel: Some(stop),
-    };
-    let start = rules.start();
-    match solver.solve_until(&start, threads, until) {
-        Ok(s) => Ok((
-            Exact::solved(key, &s),
-            Some(BoardSolver::Kalah(Arc::new(solver))),
-        )),
-        Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
-        Err(SolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
         Err(e) => Err(AnalysisError::Solver(e.to_string())),
     }
 }

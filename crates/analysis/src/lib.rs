@@ -189,6 +189,26 @@ pub fn solver_options<G: ExactGame>(
     Ok(options)
 }
 
+/// A solver for `rules` built on `pool`, whose threads build its database.
+pub(crate) fn build_solver<G: ExactGame>(
+    rules: G,
+    options: &SolverOptions,
+    pool: &rayon::ThreadPool,
+) -> std::result::Result<mancala_solver::Solver<G>, mancala_solver::SolveError> {
+    pool.install(|| mancala_solver::Solver::new(rules, options))
+}
+
+/// A solver's refusal to start as the user's error, with a hint where a
+/// smaller table or database would do.
+pub(crate) fn solver_refused(e: mancala_solver::SolveError) -> AnalysisError {
+    let hint = if e.is_out_of_memory() {
+        " (try a smaller --tt or --db-seeds)"
+    } else {
+        ""
+    };
+    bad_input(format!("{e}{hint}"))
+}
+
 /// A rayon pool of `threads` threads.
 pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()

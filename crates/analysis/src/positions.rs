@@ -12,12 +12,13 @@ use mancala_agents::{derive_seed, StopCondition};
 use mancala_core::{Game, KalahRules, KalahState};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
-use mancala_solver::Solver;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
-use crate::{bad_input, solver_options, AnalysisError, Observer, Result};
+use crate::{
+    bad_input, build_solver, solver_options, solver_refused, AnalysisError, Observer, Result,
+};
 
 /// The agents whose games give the positions when none are named: a
 /// spread of styles, so that the set is not one agent's habits.
@@ -128,16 +129,7 @@ pub fn exact_positions(
         options.db_dir.as_deref(),
     )?;
     observer.message(&format!("{rules}: building the solver..."));
-    let solver = pool
-        .install(|| Solver::new(rules, &solver_options))
-        .map_err(|e| {
-            let hint = if e.is_out_of_memory() {
-                " (try a smaller --tt or --db-seeds)"
-            } else {
-                ""
-            };
-            bad_input(format!("{e}{hint}"))
-        })?;
+    let solver = build_solver(rules, &solver_options, &pool).map_err(solver_refused)?;
     let t1 = Instant::now();
     let until = StopCondition {
         deadline: None,

@@ -4,19 +4,17 @@
 //! it (the work is in `mancala_analysis::positions`).
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use anyhow::Result;
 use clap::Args;
 use mancala_analysis::positions::{self, ExactPositionsOptions};
-use mancala_analysis::Observer;
 use mancala_arena::stats::{wilson_interval, Z95};
 use mancala_core::{with_game, GameSpec};
 use mancala_solver::positions::ExactPositions;
 use serde_json::json;
 
 use super::cli_error;
-use crate::progress::Progress;
+use crate::progress::AnalysisProgress;
 use crate::{bad_input, Interrupted};
 
 /// Arguments of `mancala analyze exact-positions`.
@@ -77,35 +75,6 @@ pub struct AccuracyArgs {
     json: bool,
 }
 
-/// A bar per phase (games, then positions) and the solver's note, unless
-/// quiet.
-struct PositionsProgress {
-    quiet: bool,
-    bar: Mutex<Option<Progress>>,
-}
-
-impl Observer for PositionsProgress {
-    fn message(&self, text: &str) {
-        if !self.quiet {
-            eprintln!("{text}");
-        }
-    }
-    fn start(&self, total: u64, unit: &str) {
-        let bar = Progress::counting(total, self.quiet, unit);
-        *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);
-    }
-    fn step(&self) {
-        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|p| p.into_inner()) {
-            bar.step();
-        }
-    }
-    fn finish(&self) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            bar.finish();
-        }
-    }
-}
-
 /// `mancala analyze exact-positions`.
 pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
     let spec = args
@@ -129,10 +98,8 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
         db_dir: crate::solve_cmd::default_db_dir(),
         made_by: std::env::args().collect::<Vec<_>>().join(" "),
     };
-    let progress = PositionsProgress {
-        quiet: args.quiet,
-        bar: Mutex::new(None),
-    };
+    // A bar per phase (games, then positions), unless quiet.
+    let progress = AnalysisProgress::new(args.quiet);
     let made =
         positions::exact_positions(&options, &progress, crate::stop_flag()).map_err(cli_error)?;
     // What was solved is kept even when stopped: a partial set is usable.

@@ -6,12 +6,11 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use mancala_agents::parse_duration;
 use mancala_analysis::fair::{fair_starts, FairOptions, FairReport};
-use mancala_analysis::Observer;
 use mancala_core::GameSpec;
 use serde_json::json;
 
 use super::cli_error;
-use crate::progress::Progress;
+use crate::progress::AnalysisProgress;
 use crate::{bad_input, Interrupted};
 
 /// Which capture rules `analyze fair` searches.
@@ -64,35 +63,6 @@ pub struct FairArgs {
     json: bool,
 }
 
-/// Messages and a bar per rule set on standard error (none with `--json`).
-struct FairProgress {
-    quiet: bool,
-    bar: std::sync::Mutex<Option<Progress>>,
-}
-
-impl Observer for FairProgress {
-    fn message(&self, text: &str) {
-        if !self.quiet {
-            eprintln!("{text}");
-        }
-    }
-    fn start(&self, total: u64, unit: &str) {
-        // Kalah(6,4) takes minutes: a bar (on a terminal, not with --json).
-        let bar = Progress::counting(total, self.quiet, unit);
-        *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);
-    }
-    fn step(&self) {
-        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|p| p.into_inner()) {
-            bar.step();
-        }
-    }
-    fn finish(&self) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            bar.finish();
-        }
-    }
-}
-
 /// `mancala analyze fair`.
 pub fn run(args: &FairArgs) -> Result<()> {
     let spec = args
@@ -125,10 +95,8 @@ pub fn run(args: &FairArgs) -> Result<()> {
         budget,
         values: args.values,
     };
-    let progress = FairProgress {
-        quiet: args.json,
-        bar: std::sync::Mutex::new(None),
-    };
+    // Kalah(6,4) takes minutes: a bar per rule set (not with --json).
+    let progress = AnalysisProgress::new(args.json);
     let (reports, interrupted) =
         fair_starts(&options, &progress, crate::stop_flag()).map_err(cli_error)?;
     if args.json {
