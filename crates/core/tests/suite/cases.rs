@@ -1,5 +1,7 @@
-//! How many cases each property test of this crate draws: the one place
-//! that sets it, so that CI and a thorough run differ by one variable.
+//! How many cases each property test draws, in this crate and in the
+//! agents and arena crates (whose test suites include this file): the one
+//! place that sets it, so that CI and a thorough run differ by one
+//! variable.
 //!
 //! CI (`MANCALA_FUZZ_CASES` unset) draws 2,000 cases per property: the
 //! vacuity guards (`generated_inputs_are_often_accepted` and the like)
