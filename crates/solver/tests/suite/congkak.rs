@@ -16,7 +16,11 @@ use mancala_solver::{SolveError, SolverOptions};
 /// line to the end of the game. Memoised on the engine's whole state,
 /// stores included, so it assumes nothing of what the solver assumes (that
 /// the stores do not matter).
-fn plain(rules: &CongkakRules, state: &CongkakState, memo: &mut HashMap<CongkakState, i32>) -> i32 {
+pub(crate) fn plain(
+    rules: &CongkakRules,
+    state: &CongkakState,
+    memo: &mut HashMap<CongkakState, i32>,
+) -> i32 {
     let mover = rules.to_move(state).expect("asked for a finished game");
     if let Some(&v) = memo.get(state) {
         return v;
@@ -51,7 +55,7 @@ fn move_value(
 }
 
 /// Every rule set of single-round Congkak on a board.
-fn variants(pits: usize, seeds: usize) -> Vec<CongkakRules> {
+pub(crate) fn variants(pits: usize, seeds: usize) -> Vec<CongkakRules> {
     let mut all = Vec::new();
     for empty_capture in [false, true] {
         for game_end in [GameEnd::Immediate, GameEnd::Delayed] {
@@ -66,7 +70,7 @@ fn variants(pits: usize, seeds: usize) -> Vec<CongkakRules> {
 
 /// Every position reachable from the start that is not over, in the order
 /// found (breadth first).
-fn reachable(rules: &CongkakRules) -> Vec<CongkakState> {
+pub(crate) fn reachable(rules: &CongkakRules) -> Vec<CongkakState> {
     let start = rules.start();
     let mut seen = HashSet::from([start]);
     let mut out = vec![start];

@@ -2,72 +2,18 @@
 //! on one tree), the one exact-solver interface of every game, and the
 //! solvers' typed errors.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use mancala_agents::StopCondition;
-use mancala_core::{CongkakRules, CongkakState, Game, GameEnd, KalahRules, Move, OwareRules};
+use mancala_core::{CongkakRules, Game, GameEnd, KalahRules, Move, OwareRules};
 use mancala_solver::congkak::CongkakSolver;
 use mancala_solver::endgame::EndgameError;
 use mancala_solver::{
     exact_solver, Endgame, ExactGame, Solution, SolveError, SolverOptions, Table, TableError,
 };
 
-/// The final margin for the mover with perfect play, by every line to the
-/// end, memoised on the engine's whole state (stores included): it assumes
-/// nothing of what the solver assumes.
-fn plain(rules: &CongkakRules, state: &CongkakState, memo: &mut HashMap<CongkakState, i32>) -> i32 {
-    if let Some(&v) = memo.get(state) {
-        return v;
-    }
-    let mover = rules.to_move(state).expect("asked for a finished game");
-    let mut best = i32::MIN;
-    for mv in rules.legal_moves(state) {
-        let mut child = *state;
-        rules.play_unchecked(&mut child, mv);
-        let v = match rules.to_move(&child) {
-            None => rules.outcome(&child).unwrap().margin_for(mover),
-            Some(next) if next == mover => plain(rules, &child, memo),
-            Some(_) => -plain(rules, &child, memo),
-        };
-        best = best.max(v);
-    }
-    memo.insert(*state, best);
-    best
-}
-
-/// Every rule set of single-round Congkak on a board.
-fn variants(pits: usize, seeds: usize) -> Vec<CongkakRules> {
-    let mut all = Vec::new();
-    for empty_capture in [false, true] {
-        for game_end in [GameEnd::Immediate, GameEnd::Delayed] {
-            let mut r = CongkakRules::new(pits, seeds).unwrap();
-            r.empty_capture = empty_capture;
-            r.game_end = game_end;
-            all.push(r);
-        }
-    }
-    all
-}
-
-/// Every position reachable from the start that is not over.
-fn reachable(rules: &CongkakRules) -> Vec<CongkakState> {
-    let start = rules.start();
-    let mut seen = HashSet::from([start]);
-    let mut out = vec![start];
-    let mut i = 0;
-    while i < out.len() {
-        let state = out[i];
-        i += 1;
-        for mv in rules.legal_moves(&state) {
-            let mut child = state;
-            rules.play_unchecked(&mut child, mv);
-            if !rules.is_over(&child) && seen.insert(child) {
-                out.push(child);
-            }
-        }
-    }
-    out
-}
+// The plain minimax and board helpers of the Congkak solver's own tests.
+use crate::congkak::{plain, reachable, variants};
 
 fn with_database(table_mib: usize, endgame_seeds: usize) -> SolverOptions {
     SolverOptions {
