@@ -299,42 +299,57 @@ fn the_report_of_a_tournament_is_unchanged() {
     check_folder("report/tournament", &out, |_, t| t.to_string());
 }
 
-/// `text` (a CSV file or a JSON document of an analysis) with the columns
-/// and fields that time the run blanked.
-fn without_timings(file: &str, text: &str) -> String {
-    const TIMED: [&str; 2] = ["seconds", "solve_seconds"];
+/// What [`edit_fields`] does to the named columns and fields.
+#[derive(Clone, Copy, PartialEq)]
+enum Edit {
+    /// Keeps them, with a placeholder for their value (`-`, `null`).
+    Blank,
+    /// Removes them.
+    Drop,
+}
+
+/// `text` (a CSV file or a JSON document of an analysis; other files as
+/// they are) with the columns and fields `names` edited by `edit`.
+fn edit_fields(file: &str, text: &str, names: &[&str], edit: Edit) -> String {
     if file.ends_with(".json") {
-        fn blank(v: &mut Value) {
+        fn walk(v: &mut Value, names: &[&str], edit: Edit) {
             match v {
                 Value::Object(map) => {
+                    if edit == Edit::Drop {
+                        map.retain(|k, _| !names.contains(&k.as_str()));
+                    }
                     for (k, x) in map.iter_mut() {
-                        if TIMED.contains(&k.as_str()) {
+                        if names.contains(&k.as_str()) {
                             *x = Value::Null;
                         } else {
-                            blank(x);
+                            walk(x, names, edit);
                         }
                     }
                 }
-                Value::Array(items) => items.iter_mut().for_each(blank),
+                Value::Array(items) => items.iter_mut().for_each(|x| walk(x, names, edit)),
                 _ => {}
             }
         }
         let mut v: Value = serde_json::from_str(text).unwrap();
-        blank(&mut v);
+        walk(&mut v, names, edit);
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap())
     } else if file.ends_with(".csv") {
         let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
         let header = reader.headers().unwrap().clone();
-        let timed: Vec<bool> = header.iter().map(|h| TIMED.contains(&h)).collect();
+        let named: Vec<bool> = header.iter().map(|h| names.contains(&h)).collect();
+        // A row without the dropped fields, the others blanked in a record
+        // (never in the header).
+        let kept = |row: &csv::StringRecord, blank: bool| -> Vec<String> {
+            row.iter()
+                .zip(&named)
+                .filter(|(_, &n)| !(n && edit == Edit::Drop))
+                .map(|(f, &n)| if n && blank { "-" } else { f }.to_string())
+                .collect()
+        };
         let mut writer = csv::Writer::from_writer(Vec::new());
-        writer.write_record(&header).unwrap();
+        writer.write_record(kept(&header, false)).unwrap();
         for row in reader.records() {
-            let row = row.unwrap();
-            let fields = row
-                .iter()
-                .zip(&timed)
-                .map(|(f, &t)| if t { "-" } else { f });
-            writer.write_record(fields).unwrap();
+            writer.write_record(kept(&row.unwrap(), true)).unwrap();
         }
         String::from_utf8(writer.into_inner().unwrap()).unwrap()
     } else {
@@ -400,52 +415,13 @@ fn first_move_grids_write_the_same_files() {
         // solver may come to count fewer nodes; its values and
         // everything else stay.
         check_folder(&format!("first-move/{name}"), &out, |file, text| {
-            let text = without_timings(file, text);
+            // The columns that time the run are blanked.
+            let text = edit_fields(file, text, &["seconds", "solve_seconds"], Edit::Blank);
             if name == "congkak" {
-                let text = without_column(file, &text, "solve_nodes");
-                without_column(file, &text, "nodes")
+                edit_fields(file, &text, &["solve_nodes", "nodes"], Edit::Drop)
             } else {
                 text
             }
         });
-    }
-}
-
-/// `text` without the named CSV column or JSON field (other files as
-/// they are).
-fn without_column(file: &str, text: &str, column: &str) -> String {
-    if file.ends_with(".json") {
-        fn drop(v: &mut Value, column: &str) {
-            match v {
-                Value::Object(map) => {
-                    map.remove(column);
-                    map.values_mut().for_each(|x| drop(x, column));
-                }
-                Value::Array(items) => items.iter_mut().for_each(|x| drop(x, column)),
-                _ => {}
-            }
-        }
-        let mut v: Value = serde_json::from_str(text).unwrap();
-        drop(&mut v, column);
-        format!("{}\n", serde_json::to_string_pretty(&v).unwrap())
-    } else if file.ends_with(".csv") {
-        let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-        let header = reader.headers().unwrap().clone();
-        let keep: Vec<bool> = header.iter().map(|h| h != column).collect();
-        let pick = |row: &csv::StringRecord| -> Vec<String> {
-            row.iter()
-                .zip(&keep)
-                .filter(|(_, &k)| k)
-                .map(|(f, _)| f.to_string())
-                .collect()
-        };
-        let mut writer = csv::Writer::from_writer(Vec::new());
-        writer.write_record(pick(&header)).unwrap();
-        for row in reader.records() {
-            writer.write_record(pick(&row.unwrap())).unwrap();
-        }
-        String::from_utf8(writer.into_inner().unwrap()).unwrap()
-    } else {
-        text.to_string()
     }
 }
