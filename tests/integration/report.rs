@@ -217,17 +217,43 @@ fn tournament_report_reads_summaries_with_and_without_newer_fields() {
         row_texts.iter().any(|r| r.contains(&counts)),
         "{counts} in {row_texts:?}"
     );
-    assert!(!seen.contains("Merged"));
 
-    // An older summary without them, and a merged one: still a report.
-    summary.as_object_mut().unwrap().remove("pentanomial");
-    summary["merged"] = serde_json::json!({"shards": 3});
+    // A summary of an earlier version, without the fields added since, and
+    // with one a later version might add: still a report, quoting the
+    // Hessian intervals where there are no profile ones.
+    let hessian = summary["standings"][0]["elo_95"].clone();
+    let object = summary.as_object_mut().unwrap();
+    for key in ["pentanomial", "likelihood_of_superiority"] {
+        object.remove(key).unwrap();
+    }
+    for agent in summary["standings"].as_array_mut().unwrap() {
+        agent
+            .as_object_mut()
+            .unwrap()
+            .remove("elo_95_profile")
+            .unwrap();
+    }
+    let first = summary["first_player"].as_object_mut().unwrap();
+    first.remove("advantage_elo_95_profile").unwrap();
+    summary["written_by_a_later_version"] = serde_json::json!({"x": 1});
     fs::write(&summary_path, summary.to_string()).unwrap();
     let text = report(&dir);
     let page = check_page(&text);
     let seen = visible_text(&page);
     assert!(!seen.contains("Pairs of games"));
-    assert!(seen.contains("merged from 3 shards"));
+    let lo = hessian[0].as_f64().unwrap();
+    assert!(seen.contains(&format!("[{lo:+.1}, ")), "{lo} in {seen}");
+
+    // A summary of the wrong shape is refused, naming the file and the field.
+    summary["standings"] = serde_json::json!("none");
+    fs::write(&summary_path, summary.to_string()).unwrap();
+    let o = mancala(&["report", path(&dir)]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("summary.json is not a tournament summary") && e.contains("expected a sequence"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use mancala_agents::StopCondition;
 use mancala_arena::stats::json_float::to_value;
 use mancala_core::{ByPlayer, Game, KalahRules, Player, Setup};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{build_solver, solver_options, solver_refused, Observer, Result};
@@ -45,7 +45,7 @@ pub struct FairOptions {
 }
 
 /// A fair start: its position, how many seeds were moved and where.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FairStart {
     /// The position, in the project's notation.
     pub position: String,
@@ -55,8 +55,20 @@ pub struct FairStart {
     pub change: String,
 }
 
+/// What `mancala analyze fair --json` writes: the seed moves searched and
+/// a report per rule set.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FairDocument {
+    /// Seeds moved from the standard start ([`FairOptions::moves`]).
+    pub moves: u8,
+    /// One report per capture rule searched, in order.
+    pub rule_sets: Vec<FairReport>,
+}
+
 /// The fair starts of one rule set, and what the search found on the way.
-#[derive(Clone, Debug, Serialize)]
+/// Documents written before `favours_first`/`favours_second` were added
+/// read back with them 0.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FairReport {
     /// The rules (their canonical spec).
     pub game: String,
@@ -80,15 +92,17 @@ pub struct FairReport {
     /// Of which two seeds away.
     pub fair_two_seeds: usize,
     /// Candidates won by the first player.
+    #[serde(default)]
     pub favours_first: usize,
     /// Candidates won by the second player.
+    #[serde(default)]
     pub favours_second: usize,
     /// Seconds the search took (the database's build not counted).
     pub seconds: Value,
     /// The fair starts, in candidate order.
     pub fair: Vec<FairStart>,
     /// With [`FairOptions::values`]: how many candidates have each value.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<(i32, usize)>>,
 }
 

@@ -83,6 +83,11 @@ impl Identity {
         serde_json::to_value(self).expect("an identity serialises")
     }
 
+    /// The tournament's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The agents' specs, by agent index.
     pub fn agent_specs(&self) -> Vec<String> {
         self.agents.iter().map(|(_, spec)| spec.clone()).collect()

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::log::LogError;
 use crate::record::GameRecord;
@@ -39,7 +39,7 @@ use crate::stats::{
 };
 
 /// One agent's line of the standings.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AgentSummary {
     /// Display name.
     pub name: String,
@@ -54,16 +54,25 @@ pub struct AgentSummary {
     /// Wins, draws, losses.
     pub wdl: Wdl,
     /// Elo from the joint fit.
+    #[serde(deserialize_with = "json_float::read_number")]
     pub elo: f64,
     /// 95% Hessian (Wald) interval of `elo`, `elo ± 1.96 stderr`; `None`
     /// without games (or for the anchor, an exact 0). Too narrow on the
     /// far side for a score near 0 or 1; prefer `elo_95_profile`.
-    #[serde(serialize_with = "json_float::interval")]
+    #[serde(
+        serialize_with = "json_float::interval",
+        deserialize_with = "json_float::read_interval"
+    )]
     pub elo_95: Option<(f64, f64)>,
     /// 95% profile-likelihood interval of `elo`: where the log-likelihood,
     /// maximised over every other rating and the advantage, is 1.92 below
-    /// its maximum. `None` exactly when `elo_95` is.
-    #[serde(serialize_with = "json_float::interval")]
+    /// its maximum. `None` exactly when `elo_95` is (and in summaries
+    /// written before it was added).
+    #[serde(
+        serialize_with = "json_float::interval",
+        deserialize_with = "json_float::read_interval",
+        default
+    )]
     pub elo_95_profile: Option<(f64, f64)>,
     /// Mean final margin from this agent's side, forfeits left out.
     pub margin: Option<MeanCi>,
@@ -76,7 +85,7 @@ pub struct AgentSummary {
 }
 
 /// One cell of the crosstable: how the row agent did against the column agent.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CrossCell {
     /// Games between them.
     pub games: u64,
@@ -87,7 +96,7 @@ pub struct CrossCell {
 }
 
 /// First-seat statistics of one pair of agents.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PairFirstPlayer {
     /// The two agents' names.
     pub agents: [String; 2],
@@ -96,17 +105,26 @@ pub struct PairFirstPlayer {
 }
 
 /// How much moving first is worth in this tournament.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FirstPlayerSummary {
     /// Every game, from the first seat's side (forfeits excluded from margins).
     pub overall: FirstPlayerStats,
     /// The first-move advantage in Elo from the joint rating fit.
+    #[serde(deserialize_with = "json_float::read_number")]
     pub advantage_elo: f64,
     /// Its 95% Hessian interval.
-    #[serde(serialize_with = "json_float::interval")]
+    #[serde(
+        serialize_with = "json_float::interval",
+        deserialize_with = "json_float::read_interval"
+    )]
     pub advantage_elo_95: Option<(f64, f64)>,
-    /// Its 95% profile-likelihood interval.
-    #[serde(serialize_with = "json_float::interval")]
+    /// Its 95% profile-likelihood interval (`None` in summaries written
+    /// before it was added).
+    #[serde(
+        serialize_with = "json_float::interval",
+        deserialize_with = "json_float::read_interval",
+        default
+    )]
     pub advantage_elo_95_profile: Option<(f64, f64)>,
     /// Per pair of agents.
     pub per_pair: Vec<PairFirstPlayer>,
@@ -114,7 +132,7 @@ pub struct FirstPlayerSummary {
 
 /// The pairs of games of one pairing: each opening played twice, seats
 /// swapped, counted by the pair's result for `agents[0]`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PairPentanomial {
     /// The two agents' names (schedule order); counts are `agents[0]`'s.
     pub agents: [String; 2],
@@ -130,8 +148,12 @@ pub struct PairPentanomial {
 }
 
 /// Everything `summary.json` holds. It depends only on the games, so
-/// identical tournaments give identical summaries.
-#[derive(Clone, Debug, Serialize)]
+/// identical tournaments give identical summaries. It reads back what it
+/// writes; fields added since the first summaries (profile intervals,
+/// likelihoods of superiority, pentanomial counts) may be missing, and
+/// fields it does not know are ignored, so that summaries of earlier and
+/// later versions read as well as they can.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {
     /// Tournament name.
     pub name: String,
@@ -152,14 +174,18 @@ pub struct Summary {
     /// `crosstable[i][j]`: agent `i` (schedule order) against agent `j`.
     pub crosstable: Vec<Vec<Option<CrossCell>>>,
     /// `likelihood_of_superiority[i][j]`: probability that `i` is stronger
-    /// than `j` under the fit (schedule order).
+    /// than `j` under the fit (schedule order); empty in summaries written
+    /// before it was added.
+    #[serde(default)]
     pub likelihood_of_superiority: Vec<Vec<Option<f64>>>,
     /// Agent names in schedule order (the crosstable's rows and columns).
     pub agents: Vec<String>,
     /// The first-move advantage.
     pub first_player: FirstPlayerSummary,
     /// Per pairing (the same order as `first_player.per_pair`): the
-    /// pentanomial counts and the pair-based Elo difference.
+    /// pentanomial counts and the pair-based Elo difference; empty in
+    /// summaries written before they were added.
+    #[serde(default)]
     pub pentanomial: Vec<PairPentanomial>,
 }
 
@@ -538,6 +564,11 @@ mod tests {
             lines[2].contains("0-0-3-0-0") && lines[2].contains("+0.0 [+0.0, +0.0]"),
             "{table}"
         );
+        // It reads back as what was written, infinities included.
+        let text = serde_json::to_string(&s).unwrap();
+        let back: Summary = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        assert_eq!(back.pentanomial[0].elo.unwrap().elo, f64::INFINITY);
         // Deterministic: the same games in another order give the same summary.
         let mut shuffled = records.clone();
         shuffled.reverse();

@@ -5,9 +5,8 @@
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use mancala_agents::parse_duration;
-use mancala_analysis::fair::{fair_starts, FairOptions, FairReport};
+use mancala_analysis::fair::{fair_starts, FairDocument, FairOptions, FairReport};
 use mancala_core::GameSpec;
-use serde_json::json;
 
 use super::cli_error;
 use crate::progress::AnalysisProgress;
@@ -101,8 +100,11 @@ pub fn run(args: &FairArgs) -> Result<()> {
         fair_starts(&options, &progress, crate::stop_flag()).map_err(cli_error)?;
     if args.json {
         // Through a JSON value: its keys sorted, as they always were.
-        let doc = json!({ "moves": args.moves, "rule_sets": reports });
-        println!("{doc}");
+        let doc = FairDocument {
+            moves: args.moves,
+            rule_sets: reports,
+        };
+        println!("{}", serde_json::to_value(&doc)?);
     } else {
         for r in &reports {
             print_fair(r);

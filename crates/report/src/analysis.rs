@@ -10,10 +10,10 @@ use std::fs;
 use std::path::Path;
 
 use crate::Result;
+use mancala_analysis::fair::FairDocument;
 use mancala_analysis::first_move::{FirstMoveDocument, OptionsRecord};
-use serde_json::Value;
 
-use super::read::{count, json_file, pct, plain, signed, slug, string, with_interval};
+use super::read::{json_file, pct, plain, signed, slug, with_interval};
 use super::{Block, Document, Section, Table};
 use crate::bad_input;
 use crate::svg::{self, Estimate};
@@ -53,7 +53,7 @@ pub struct AnalysisFolder {
     boards: Vec<Board>,
     cells: Vec<Cell>,
     /// `(file name, content)` of each `fair*.json`, by name.
-    fair: Vec<(String, Value)>,
+    fair: Vec<(String, FairDocument)>,
 }
 
 /// Reads the analysis in `dir`, if it holds one.
@@ -72,10 +72,17 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
         .collect();
     names.sort();
     for name in names {
-        if let Some(v) = json_file(&dir.join(&name))? {
-            if v.get("rule_sets").is_some() {
-                fair.push((name, v));
-            }
+        let path = dir.join(&name);
+        // Other JSON files may start with "fair": only fair-start
+        // documents (those with rule sets) are read, and must be whole.
+        if let Some(v) = json_file(&path)?.filter(|v| v.get("rule_sets").is_some()) {
+            let doc = serde_json::from_value(v).map_err(|e| {
+                bad_input(format!(
+                    "{} is not a document of mancala analyze fair: {e}",
+                    path.display()
+                ))
+            })?;
+            fair.push((name, doc));
         }
     }
     let Some(json) = json else {
@@ -522,27 +529,20 @@ fn fair_section(a: &AnalysisFolder, rule_sets: &[String]) -> Section {
             ],
             &[false, false, true, true, true, true, true, true],
         );
-        for r in v
-            .get("rule_sets")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for r in &v.rule_sets {
             table.row(vec![
-                string(r.get("game")),
-                if r.get("empty_capture") == Some(&Value::Bool(true)) {
+                r.game.clone(),
+                if r.empty_capture {
                     "empty capture".into()
                 } else {
                     "standard".into()
                 },
-                r.get("start_value")
-                    .and_then(Value::as_i64)
-                    .map_or("-".into(), |v| format!("{v:+}")),
-                count(r.get("candidates")).to_string(),
-                count(r.get("solved")).to_string(),
-                count(r.get("fair_count")).to_string(),
-                count(r.get("fair_one_seed")).to_string(),
-                count(r.get("fair_two_seeds")).to_string(),
+                r.start_value.map_or("-".into(), |v| format!("{v:+}")),
+                r.candidates.to_string(),
+                r.solved.to_string(),
+                r.fair_count.to_string(),
+                r.fair_one_seed.to_string(),
+                r.fair_two_seeds.to_string(),
             ]);
         }
         blocks.push(Block::Table(table));

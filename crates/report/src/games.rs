@@ -1,8 +1,7 @@
 //! What a report needs of a tournament's `games.csv`, read row by row: a
 //! tournament may hold millions of games, which are never all in memory at
-//! once. Margins are counted per agent, times summed, the first forfeits
-//! kept, and every game's pairing data kept only when an SPRT curve is to
-//! be drawn.
+//! once. Margins are counted per agent, times summed and the first
+//! forfeits kept.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,22 +25,6 @@ pub struct Forfeit {
     pub error: String,
 }
 
-/// One game reduced to what pairs it with its twin and scores it (kept
-/// only when an SPRT curve is to be drawn).
-#[derive(Clone, Copy, Debug)]
-pub struct PairedGame {
-    /// The schedule's pair id.
-    pub pair: u64,
-    /// Games the pair played before this one.
-    pub round: u64,
-    /// The opening's id.
-    pub opening: u64,
-    /// Indices into [`GameStats::names`], in seat order.
-    pub seats: [usize; 2],
-    /// Seat 0's score.
-    pub first_score: f64,
-}
-
 /// What the report needs of `games.csv`, gathered row by row: a tournament
 /// may hold millions of games, which are never all in memory at once.
 #[derive(Default)]
@@ -55,18 +38,13 @@ pub struct GameStats {
     pub forfeit_count: u64,
     /// The first [`FORFEITS_SHOWN`] of them.
     pub forfeits: Vec<Forfeit>,
-    /// Agent names seen, for [`PairedGame::seats`].
-    pub names: Vec<String>,
-    /// Every game, when an SPRT is recorded; empty otherwise.
-    pub paired: Vec<PairedGame>,
 }
 
 /// Forfeited games listed in a report; the rest are counted.
 const FORFEITS_SHOWN: usize = 50;
 
-/// Reads `games.csv` row by row into [`GameStats`]; `keep_pairs` keeps
-/// every game's pairing data too (for SPRT curves).
-pub fn read_games(path: &Path, keep_pairs: bool) -> Result<GameStats> {
+/// Reads `games.csv` row by row into [`GameStats`].
+pub fn read_games(path: &Path) -> Result<GameStats> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_path(path)
@@ -86,7 +64,7 @@ pub fn read_games(path: &Path, keep_pairs: bool) -> Result<GameStats> {
             needed.join(", ")
         )));
     };
-    let optional = ["pair", "round", "opening", "duration_ms", "end", "error"].map(column);
+    let optional = ["duration_ms", "end", "error"].map(column);
     let mut stats = GameStats::default();
     let mut record = csv::StringRecord::new();
     let mut row = 0usize;
@@ -120,8 +98,8 @@ pub fn read_games(path: &Path, keep_pairs: bool) -> Result<GameStats> {
             "1" => Some(1),
             _ => None,
         };
-        stats.seconds += opt(3).parse::<f64>().unwrap_or(0.0) / 1000.0;
-        let error = opt(5);
+        stats.seconds += opt(0).parse::<f64>().unwrap_or(0.0) / 1000.0;
+        let error = opt(2);
         if error.is_empty() {
             for (player, m) in [(players[0], margin), (players[1], -margin)] {
                 if !stats.margins.contains_key(player) {
@@ -138,31 +116,10 @@ pub fn read_games(path: &Path, keep_pairs: bool) -> Result<GameStats> {
                     id: id as u64,
                     players: players.map(str::to_string),
                     winner,
-                    end: opt(4).to_string(),
+                    end: opt(1).to_string(),
                     error: error.to_string(),
                 });
             }
-        }
-        if keep_pairs {
-            let seats = players.map(|p| match stats.names.iter().position(|n| n == p) {
-                Some(i) => i,
-                None => {
-                    stats.names.push(p.to_string());
-                    stats.names.len() - 1
-                }
-            });
-            let unsigned = |k: usize| opt(k).parse::<u64>().unwrap_or(0);
-            stats.paired.push(PairedGame {
-                pair: unsigned(0),
-                round: unsigned(1),
-                opening: unsigned(2),
-                seats,
-                first_score: match winner {
-                    Some(0) => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                },
-            });
         }
     }
     stats.forfeits.sort_by_key(|f| f.id);

@@ -171,7 +171,8 @@ impl Table {
 
 /// What a folder holds that a report can show.
 enum Found {
-    Tournament(tournament::TournamentFolder),
+    // Boxed: a summary is large beside the others, and there are at most three.
+    Tournament(Box<tournament::TournamentFolder>),
     Training(training::TrainingFolder),
     Analysis(analysis::AnalysisFolder),
 }
@@ -191,7 +192,7 @@ pub fn build(dir: &Path) -> Result<Document> {
     }
     let mut found = Vec::new();
     if let Some(t) = tournament::detect(dir)? {
-        found.push(Found::Tournament(t));
+        found.push(Found::Tournament(Box::new(t)));
     }
     if let Some(t) = training::detect(dir)? {
         found.push(Found::Training(t));

@@ -1,8 +1,9 @@
-//! Lenient reading of the files a report shows, and the number formats it
-//! uses. Files are read as JSON values or CSV records by column name, so
-//! that a field added later (or missing from an older run) changes nothing
-//! but what is shown; a file that is not what its name says is bad input
-//! naming the file.
+//! Reading the files a report shows, and the number formats it uses.
+//! Files that a library of this workspace writes are read as its types;
+//! the rest (a training run's config, games and evaluation logs) as JSON
+//! values or CSV records by column name, so that a field added later (or
+//! missing from an older run) changes nothing but what is shown. A file
+//! that is not what its name says is bad input naming the file.
 
 use std::fs;
 use std::path::Path;
@@ -104,12 +105,6 @@ pub fn string(v: Option<&Value>) -> String {
         Some(Value::Null) | None => String::new(),
         Some(other) => other.to_string(),
     }
-}
-
-/// A `[lo, hi]` pair of a JSON value.
-pub fn pair(v: Option<&Value>) -> Option<(f64, f64)> {
-    let a = v?.as_array()?;
-    Some((float(a.first())?, float(a.get(1))?))
 }
 
 /// A number with `digits` decimals and its sign; `+inf`/`-inf`; `-` for
@@ -241,10 +236,6 @@ mod tests {
         assert_eq!(float(Some(&json!("inf"))), Some(f64::INFINITY));
         assert_eq!(float(Some(&json!(-2.5))), Some(-2.5));
         assert_eq!(float(Some(&json!(null))), None);
-        assert_eq!(
-            pair(Some(&json!([1, "-inf"]))),
-            Some((1.0, f64::NEG_INFINITY))
-        );
         assert_eq!(signed(Some(-0.01), 1), "0.0");
         assert_eq!(signed(Some(12.34), 1), "+12.3");
         assert_eq!(signed(Some(f64::INFINITY), 1), "+inf");

@@ -1,34 +1,36 @@
 //! The report of a tournament folder: header and config to reproduce,
 //! ratings ladder, crosstable heat map, first-move advantage, margin
-//! distributions, pairs of games (pentanomial counts, SPRT curves where a
-//! test is recorded), forfeits and errors.
+//! distributions, pairs of games (pentanomial counts), forfeits and errors.
 //!
-//! `summary.json` is read as a JSON value, leniently: fields this version
-//! does not know are ignored and missing ones leave their part out, so that
-//! summaries written before or after this version (pentanomial counts, a
-//! merged-shards marker) report as well as they can.
+//! `summary.json` is read as the arena's [`Summary`], which accepts the
+//! summaries of earlier versions (without the fields added since) and of
+//! later ones (ignoring fields it does not know); `tournament.json` as the
+//! arena's [`Identity`], from which the config that replays the tournament
+//! is rebuilt.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::Result;
-use mancala_arena::stats::{pentanomial_llr, Pentanomial};
+use mancala_arena::identity::Identity;
+use mancala_arena::merge::read_identity;
+use mancala_arena::report::{AgentSummary, FirstPlayerSummary, Summary};
+use mancala_arena::stats::{FirstPlayerStats, MeanCi, Wdl};
+use mancala_arena::TournamentConfig;
 use mancala_core::{Game, GameSpec};
-use serde_json::Value;
 
-use super::games::{read_games, GameStats, PairedGame};
-use super::read::{
-    count, duration, float, json_file, pair, pct, plain, signed, string, toml_string, toml_value,
-    with_interval,
-};
+use super::games::{read_games, GameStats};
+use super::read::{duration, json_file, pct, signed, toml_string, with_interval};
 use super::{Block, Document, Section, Table};
 use crate::bad_input;
 use crate::svg::{self, Estimate, Reference};
 
 /// What a tournament folder holds.
 pub struct TournamentFolder {
-    summary: Value,
-    identity: Option<Value>,
+    summary: Summary,
+    /// The config that replays the tournament, rebuilt from
+    /// `tournament.json`, or why it cannot be; `None` without the file.
+    config: Option<std::result::Result<TournamentConfig, String>>,
     games: Option<GameStats>,
 }
 
@@ -38,45 +40,52 @@ pub struct TournamentFolder {
 /// Bad input for a shard's folder or an unfinished tournament (which have
 /// no summary yet), and for damaged files.
 pub fn detect(dir: &Path) -> Result<Option<TournamentFolder>> {
-    let identity = json_file(&dir.join("tournament.json"))?;
-    let Some(summary) = json_file(&dir.join("summary.json"))? else {
-        let Some(identity) = identity else {
+    let found = read_identity(dir).map_err(|e| bad_input(e.to_string()))?;
+    let identity = found
+        .as_ref()
+        .map(|f| Identity::from_value(&f.tournament).map_err(|e| e.to_string()));
+    let summary_path = dir.join("summary.json");
+    let Some(summary) = json_file(&summary_path)? else {
+        let Some(found) = found else {
             return Ok(None);
         };
-        if let Some(shard) = identity.get("shard") {
+        let name = match identity {
+            Some(Ok(identity)) => format!("tournament {}", identity.name()),
+            _ => "a tournament".into(),
+        };
+        if let Some(stamp) = found.stamp {
             return Err(bad_input(format!(
-                "{} holds shard {} of {} of tournament {}: a shard has no ratings of its own; \
+                "{} holds shard {} of {} of {name}: a shard has no ratings of its own; \
                  merge the shards' folders with `mancala merge DIR... --output MERGED`, then \
                  report the merged folder",
                 dir.display(),
-                count(shard.get("index")),
-                count(shard.get("count")),
-                string(identity.get("name"))
+                stamp.index,
+                stamp.count,
             )));
         }
         return Err(bad_input(format!(
-            "{} holds tournament {} but no summary.json: it has not finished; run it again to \
+            "{} holds {name} but no summary.json: it has not finished; run it again to \
              finish it (or `mancala merge` the shards), then report",
             dir.display(),
-            string(identity.get("name"))
         )));
     };
-    if summary.get("standings").is_none() {
-        return Err(bad_input(format!(
-            "{} is not a tournament summary (it has no standings)",
-            dir.join("summary.json").display()
-        )));
-    }
+    let summary: Summary = serde_json::from_value(summary).map_err(|e| {
+        bad_input(format!(
+            "{} is not a tournament summary: {e}",
+            summary_path.display()
+        ))
+    })?;
+    let anchor = Some(summary.anchor.as_str()).filter(|a| !a.is_empty() && *a != "mean");
+    let config = identity.map(|i| i.and_then(|i| i.config(anchor).map_err(|e| e.to_string())));
     let games_path = dir.join("games.csv");
-    let keep_pairs = sprt_spec(&summary, identity.as_ref()).is_some();
     let games = if games_path.is_file() {
-        Some(read_games(&games_path, keep_pairs)?)
+        Some(read_games(&games_path)?)
     } else {
         None
     };
     Ok(Some(TournamentFolder {
         summary,
-        identity,
+        config,
         games,
     }))
 }
@@ -134,164 +143,55 @@ pub fn rules_in_words(spec: &str) -> String {
     }
 }
 
-/// An agent's line of the standings.
-struct Standing {
-    name: String,
-    spec: String,
-    games: u64,
-    score: Option<f64>,
-    wdl: (u64, u64, u64),
-    elo: f64,
-    interval: Option<(f64, f64)>,
-    margin: Option<f64>,
-    margin_interval: Option<(f64, f64)>,
-    first_seat: Option<f64>,
-    second_seat: Option<f64>,
-    forfeits: u64,
+/// `W-D-L`.
+fn wdl_text(w: &Wdl) -> String {
+    format!("{}-{}-{}", w.wins, w.draws, w.losses)
 }
 
-fn wdl(v: Option<&Value>) -> (u64, u64, u64) {
-    v.map_or((0, 0, 0), |w| {
-        (
-            count(w.get("wins")),
-            count(w.get("draws")),
-            count(w.get("losses")),
-        )
+/// A mean margin with its interval, as the tables write it.
+fn margin_text(margin: Option<&MeanCi>) -> String {
+    with_interval(margin.map(|m| m.mean), margin.map(|m| (m.lo, m.hi)), |x| {
+        signed(x, 2)
     })
 }
 
-fn standings(summary: &Value) -> Vec<Standing> {
-    let list = summary.get("standings").and_then(Value::as_array);
-    list.into_iter()
-        .flatten()
-        .map(|a| {
-            let margin = a.get("margin");
-            Standing {
-                name: string(a.get("name")),
-                spec: string(a.get("spec")),
-                games: count(a.get("games")),
-                score: float(a.get("score")),
-                wdl: wdl(a.get("wdl")),
-                elo: float(a.get("elo")).unwrap_or(0.0),
-                // The profile interval is the one to quote; older
-                // summaries have only the Hessian one.
-                interval: pair(a.get("elo_95_profile")).or_else(|| pair(a.get("elo_95"))),
-                margin: float(margin.and_then(|m| m.get("mean"))),
-                margin_interval: match (
-                    float(margin.and_then(|m| m.get("lo"))),
-                    float(margin.and_then(|m| m.get("hi"))),
-                ) {
-                    (Some(lo), Some(hi)) => Some((lo, hi)),
-                    _ => None,
-                },
-                first_seat: float(a.get("as_first").and_then(|f| f.get("score"))),
-                second_seat: float(a.get("as_second").and_then(|f| f.get("score")))
-                    .map(|s| 1.0 - s),
-                forfeits: count(a.get("forfeits")),
-            }
-        })
-        .collect()
+/// The interval of an agent's rating to quote: the profile one, or the
+/// Hessian one in summaries written before profile intervals.
+fn elo_interval(a: &AgentSummary) -> Option<(f64, f64)> {
+    a.elo_95_profile.or(a.elo_95)
 }
 
-/// First-seat statistics as the summary writes them.
-struct FirstSeat {
-    wdl: (u64, u64, u64),
-    score: Option<f64>,
-    interval: Option<(f64, f64)>,
-    margin: Option<f64>,
-    margin_interval: Option<(f64, f64)>,
-}
-
-fn first_seat(v: Option<&Value>) -> FirstSeat {
-    let margin = v.and_then(|f| f.get("margin"));
-    FirstSeat {
-        wdl: wdl(v.and_then(|f| f.get("wdl"))),
-        score: float(v.and_then(|f| f.get("score"))),
-        interval: pair(v.and_then(|f| f.get("score_interval"))),
-        margin: float(margin.and_then(|m| m.get("mean"))),
-        margin_interval: match (
-            float(margin.and_then(|m| m.get("lo"))),
-            float(margin.and_then(|m| m.get("hi"))),
-        ) {
-            (Some(lo), Some(hi)) => Some((lo, hi)),
-            _ => None,
-        },
+/// The config that replays this tournament, as TOML.
+fn config_toml(config: &TournamentConfig) -> String {
+    let mut out = format!(
+        "name = {}\ngame = {}\nformat = {}\n",
+        toml_string(&config.name),
+        toml_string(&config.game),
+        toml_string(&config.format)
+    );
+    if let Some(champion) = &config.champion {
+        out.push_str(&format!("champion = {}\n", toml_string(champion)));
     }
-}
-
-/// How a merged tournament says it was merged, in words; `None` for a
-/// single run. The marker's name and shape are read leniently: a number of
-/// shards, a list of shard folders, or an object with a `shards`/`count`.
-fn merged_marker(summary: &Value) -> Option<String> {
-    let marker = ["merged", "merged_shards", "merged_from", "shards"]
-        .iter()
-        .find_map(|k| {
-            summary
-                .get(*k)
-                .filter(|v| !v.is_null() && *v != &Value::Bool(false))
-        })?;
-    let shards = match marker {
-        Value::Number(n) => n.as_u64(),
-        Value::Array(a) => Some(a.len() as u64),
-        Value::Object(o) => {
-            ["shards", "count", "shard_count"]
-                .iter()
-                .find_map(|k| match o.get(*k) {
-                    Some(Value::Number(n)) => n.as_u64(),
-                    Some(Value::Array(a)) => Some(a.len() as u64),
-                    _ => None,
-                })
-        }
-        _ => None,
-    };
-    Some(match shards {
-        Some(n) => format!("yes: merged from {n} shards (mancala merge)"),
-        None => "yes: merged from shards (mancala merge)".into(),
-    })
-}
-
-/// The config that replays this tournament, as TOML, from `tournament.json`
-/// (which holds everything that decides the games) and the summary's anchor.
-fn config_toml(identity: &Value, anchor: &str) -> String {
-    let mut out = String::new();
-    for key in [
-        "name",
-        "game",
-        "format",
-        "champion",
-        "games_per_pair",
-        "seed",
-        "move_timeout",
-    ] {
-        if let Some(v) = identity.get(key).and_then(toml_value) {
-            out.push_str(&format!("{key} = {v}\n"));
-        }
+    out.push_str(&format!(
+        "games_per_pair = {}\nseed = {}\n",
+        config.games_per_pair, config.seed
+    ));
+    if let Some(timeout) = &config.move_timeout {
+        out.push_str(&format!("move_timeout = {}\n", toml_string(timeout)));
     }
-    out.push_str("\n[openings]\n");
-    if let Some(v) = identity.get("opening_plies").and_then(toml_value) {
-        out.push_str(&format!("plies = {v}\n"));
-    }
-    if let Some(v) = identity.get("opening_count").and_then(toml_value) {
-        out.push_str(&format!("count = {v}\n"));
-    }
-    if !anchor.is_empty() && anchor != "mean" {
+    out.push_str(&format!(
+        "\n[openings]\nplies = {}\ncount = {}\n",
+        config.openings.plies,
+        config.opening_count()
+    ));
+    if let Some(anchor) = &config.ratings.anchor {
         out.push_str(&format!("\n[ratings]\nanchor = {}\n", toml_string(anchor)));
     }
-    for agent in identity
-        .get("agents")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        // The identity keeps each agent as [name, spec].
-        let (name, spec) = match agent.as_array().map(Vec::as_slice) {
-            Some([name, spec]) => (string(Some(name)), string(Some(spec))),
-            _ => (string(agent.get("name")), string(agent.get("spec"))),
-        };
+    for (name, agent) in config.agent_names().iter().zip(&config.agents) {
         out.push_str(&format!(
             "\n[[agents]]\nname = {}\nspec = {}\n",
-            toml_string(&name),
-            toml_string(&spec)
+            toml_string(name),
+            toml_string(&agent.spec)
         ));
     }
     out
@@ -300,47 +200,39 @@ fn config_toml(identity: &Value, anchor: &str) -> String {
 /// Builds the report.
 pub fn document(t: &TournamentFolder, folder: &str) -> Document {
     let s = &t.summary;
-    let name = string(s.get("name"));
-    let game = string(s.get("game"));
-    let anchor = string(s.get("anchor"));
-    let standings = standings(s);
-    let agents: Vec<String> = s
-        .get("agents")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(|v| string(Some(v))).collect())
-        .unwrap_or_else(|| standings.iter().map(|a| a.name.clone()).collect());
-    let played = count(s.get("games_played"));
-    let planned = count(s.get("games_planned"));
-    let id = t.identity.as_ref();
+    let (name, game, anchor) = (&s.name, &s.game, &s.anchor);
+    let (played, planned) = (s.games_played, s.games_planned);
+    let config = t.config.as_ref().and_then(|c| c.as_ref().ok());
 
     let mut doc = Document {
         title: format!("Tournament {name}"),
         lead: format!(
             "{} agents, {played} games of {game}, rated by a Bradley–Terry (Elo) fit with a \
              first-move term.",
-            agents.len()
+            s.agents.len()
         ),
         ..Document::default()
     };
     let mut fact = |k: &str, v: String| doc.facts.push((k.to_string(), v));
     fact("Folder", folder.to_string());
     fact("Game", game.clone());
-    fact("Rules", rules_in_words(&game));
-    if let Some(id) = id {
-        let format = string(id.get("format"));
-        let champion = string(id.get("champion"));
+    fact("Rules", rules_in_words(game));
+    if let Some(config) = config {
         fact(
             "Format",
-            match format.as_str() {
-                "round_robin" => "round robin".to_string(),
-                "gauntlet" => format!("gauntlet: {champion} against every other agent"),
-                other => other.to_string(),
+            match (config.format.as_str(), &config.champion) {
+                ("round_robin", _) => "round robin".to_string(),
+                ("gauntlet", champion) => format!(
+                    "gauntlet: {} against every other agent",
+                    champion.as_deref().unwrap_or_default()
+                ),
+                (other, _) => other.to_string(),
             },
         );
     }
     fact(
         "Agents",
-        standings
+        s.standings
             .iter()
             .map(|a| {
                 if a.name == a.spec {
@@ -360,18 +252,18 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
             played.to_string()
         },
     );
-    if let Some(id) = id {
-        fact("Seed", string(id.get("seed")));
+    if let Some(config) = config {
+        fact("Seed", config.seed.to_string());
         fact(
             "Openings",
             format!(
                 "{} random moves, {} distinct openings, each played with both seatings",
-                count(id.get("opening_plies")),
-                count(id.get("opening_count"))
+                config.openings.plies,
+                config.opening_count()
             ),
         );
-        if let Some(timeout) = id.get("move_timeout").filter(|v| !v.is_null()) {
-            fact("Move timeout", string(Some(timeout)));
+        if let Some(timeout) = &config.move_timeout {
+            fact("Move timeout", timeout.clone());
         }
     }
     if let Some(games) = &t.games {
@@ -392,26 +284,23 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
             format!("{anchor} fixed at 0 Elo")
         },
     );
-    if let Some(merged) = merged_marker(s) {
-        fact("Merged", merged);
-    }
 
-    doc.sections.push(ratings_section(&standings, &anchor));
-    doc.sections.push(crosstable_section(s, &agents));
-    doc.sections.push(first_move_section(s));
+    doc.sections.push(ratings_section(&s.standings, anchor));
+    doc.sections.push(crosstable_section(s));
+    doc.sections.push(first_move_section(&s.first_player));
     if let Some(games) = &t.games {
-        doc.sections.push(margins_section(games, &standings));
+        doc.sections.push(margins_section(games, &s.standings));
     }
-    if let Some(section) = pairs_section(s, t.games.as_ref(), id) {
+    if let Some(section) = pairs_section(s) {
         doc.sections.push(section);
     }
     doc.sections.push(forfeits_section(s, t.games.as_ref()));
-    doc.sections.push(reproduce_section(s, id, &name, &anchor));
+    doc.sections.push(reproduce_section(s, t.config.as_ref()));
     doc
 }
 
-fn ratings_section(standings: &[Standing], anchor: &str) -> Section {
-    let note = |a: &Standing| match a.interval {
+fn ratings_section(standings: &[AgentSummary], anchor: &str) -> Section {
+    let note = |a: &AgentSummary| match elo_interval(a) {
         Some((lo, hi)) => format!(
             "{} [{}, {}]",
             signed(Some(a.elo), 0),
@@ -436,7 +325,7 @@ fn ratings_section(standings: &[Standing], anchor: &str) -> Section {
             .iter()
             .map(|a| svg::IntervalRow {
                 label: a.name.clone(),
-                estimate: Some(match a.interval {
+                estimate: Some(match elo_interval(a) {
                     Some((lo, hi)) => Estimate {
                         value: a.elo,
                         lo,
@@ -488,15 +377,15 @@ fn ratings_section(standings: &[Standing], anchor: &str) -> Section {
             a.name.clone(),
             a.spec.clone(),
             signed(Some(a.elo), 1),
-            a.interval.map_or("(anchor)".into(), |(lo, hi)| {
+            elo_interval(a).map_or("(anchor)".into(), |(lo, hi)| {
                 format!("[{}, {}]", signed(Some(lo), 1), signed(Some(hi), 1))
             }),
             a.games.to_string(),
             pct(a.score),
-            format!("{}-{}-{}", a.wdl.0, a.wdl.1, a.wdl.2),
-            with_interval(a.margin, a.margin_interval, |x| signed(x, 2)),
-            pct(a.first_seat),
-            pct(a.second_seat),
+            wdl_text(&a.wdl),
+            margin_text(a.margin.as_ref()),
+            pct(a.as_first.score),
+            pct(a.as_second.score.map(|s| 1.0 - s)),
             a.forfeits.to_string(),
         ]);
     }
@@ -522,17 +411,15 @@ fn ratings_section(standings: &[Standing], anchor: &str) -> Section {
     }
 }
 
-fn crosstable_section(s: &Value, agents: &[String]) -> Section {
-    let rows = s.get("crosstable").and_then(Value::as_array);
-    let cell = |i: usize, j: usize| -> Option<&Value> {
-        rows?.get(i)?.as_array()?.get(j).filter(|c| !c.is_null())
-    };
+fn crosstable_section(s: &Summary) -> Section {
+    let agents = &s.agents;
+    let cell = |i: usize, j: usize| s.crosstable.get(i)?.get(j)?.as_ref();
     let cells: Vec<Vec<Option<(f64, u64)>>> = (0..agents.len())
         .map(|i| {
             (0..agents.len())
                 .map(|j| {
                     let c = cell(i, j)?;
-                    Some((float(c.get("score"))?, count(c.get("games"))))
+                    Some((c.score?, c.games))
                 })
                 .collect()
         })
@@ -559,10 +446,7 @@ fn crosstable_section(s: &Value, agents: &[String]) -> Section {
     for (i, a) in agents.iter().enumerate() {
         let mut row = vec![a.clone()];
         for j in 0..agents.len() {
-            row.push(cell(i, j).map_or("-".into(), |c| {
-                let (w, d, l) = wdl(c.get("wdl"));
-                format!("{w}-{d}-{l}")
-            }));
+            row.push(cell(i, j).map_or("-".into(), |c| wdl_text(&c.wdl)));
         }
         table.row(row);
     }
@@ -585,45 +469,32 @@ fn crosstable_section(s: &Value, agents: &[String]) -> Section {
     }
 }
 
-fn first_move_section(s: &Value) -> Section {
-    let fp = s.get("first_player");
-    let overall = first_seat(fp.and_then(|f| f.get("overall")));
-    let advantage = float(fp.and_then(|f| f.get("advantage_elo")));
-    let advantage_interval = pair(fp.and_then(|f| f.get("advantage_elo_95_profile")))
-        .or_else(|| pair(fp.and_then(|f| f.get("advantage_elo_95"))));
-    let per_pair: Vec<(String, FirstSeat)> = fp
-        .and_then(|f| f.get("per_pair"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|p| {
-            let agents = p.get("agents").and_then(Value::as_array);
-            let label = agents.map_or(String::new(), |a| {
-                a.iter()
-                    .map(|n| string(Some(n)))
-                    .collect::<Vec<_>>()
-                    .join(" vs ")
-            });
-            (label, first_seat(p.get("stats")))
-        })
+fn first_move_section(fp: &FirstPlayerSummary) -> Section {
+    let overall = &fp.overall;
+    let advantage = Some(fp.advantage_elo).filter(|a| !a.is_nan());
+    let advantage_interval = fp.advantage_elo_95_profile.or(fp.advantage_elo_95);
+    let per_pair: Vec<(String, &FirstPlayerStats)> = fp
+        .per_pair
+        .iter()
+        .map(|p| (p.agents.join(" vs "), &p.stats))
         .collect();
-    let score_note = |f: &FirstSeat| with_interval(f.score, f.interval, pct);
+    let score_note = |f: &FirstPlayerStats| with_interval(f.score, Some(f.score_interval), pct);
     let mut rows = vec![svg::IntervalRow {
         label: "all games".into(),
         estimate: overall.score.map(|v| Estimate {
             value: v,
-            lo: overall.interval.map_or(v, |i| i.0),
-            hi: overall.interval.map_or(v, |i| i.1),
+            lo: overall.score_interval.0,
+            hi: overall.score_interval.1,
         }),
-        note: score_note(&overall),
+        note: score_note(overall),
     }];
     for (label, f) in &per_pair {
         rows.push(svg::IntervalRow {
             label: label.clone(),
             estimate: f.score.map(|v| Estimate {
                 value: v,
-                lo: f.interval.map_or(v, |i| i.0),
-                hi: f.interval.map_or(v, |i| i.1),
+                lo: f.score_interval.0,
+                hi: f.score_interval.1,
             }),
             note: score_note(f),
         });
@@ -633,7 +504,7 @@ fn first_move_section(s: &Value) -> Section {
         desc: format!(
             "Score of the player who moved first, with its 95% Wilson interval, over all games \
              ({}) and per pairing.",
-            score_note(&overall)
+            score_note(overall)
         ),
         x_label: "first seat's score (0 to 1; 0.5 is no advantage)".into(),
         rows,
@@ -655,15 +526,15 @@ fn first_move_section(s: &Value) -> Section {
         ],
         &[false, true, true, false, false],
     );
-    for (label, f) in std::iter::once(("all games".to_string(), &overall))
-        .chain(per_pair.iter().map(|(l, f)| (l.clone(), f)))
+    for (label, f) in std::iter::once(("all games".to_string(), overall))
+        .chain(per_pair.iter().map(|(l, f)| (l.clone(), *f)))
     {
         table.row(vec![
             label,
-            (f.wdl.0 + f.wdl.1 + f.wdl.2).to_string(),
-            format!("{}-{}-{}", f.wdl.0, f.wdl.1, f.wdl.2),
+            f.wdl.games().to_string(),
+            wdl_text(&f.wdl),
             score_note(f),
-            with_interval(f.margin, f.margin_interval, |x| signed(x, 2)),
+            margin_text(f.margin.as_ref()),
         ]);
     }
     let fitted = match advantage {
@@ -686,11 +557,11 @@ fn first_move_section(s: &Value) -> Section {
             Block::Paragraph(format!(
                 "Over all games the player who moved first scored {} ({}-{}-{} W-D-L), with a \
                  mean margin of {} seeds. {fitted}",
-                score_note(&overall),
-                overall.wdl.0,
-                overall.wdl.1,
-                overall.wdl.2,
-                with_interval(overall.margin, overall.margin_interval, |x| signed(x, 2)),
+                score_note(overall),
+                overall.wdl.wins,
+                overall.wdl.draws,
+                overall.wdl.losses,
+                margin_text(overall.margin.as_ref()),
             )),
             Block::Figure {
                 id: "first-seat".into(),
@@ -712,7 +583,7 @@ fn bin_width(span: i64) -> i64 {
         .unwrap_or(200)
 }
 
-fn margins_section(games: &GameStats, standings: &[Standing]) -> Section {
+fn margins_section(games: &GameStats, standings: &[AgentSummary]) -> Section {
     let all = games
         .margins
         .values()
@@ -770,21 +641,10 @@ fn margins_section(games: &GameStats, standings: &[Standing]) -> Section {
     }
 }
 
-/// The SPRT a summary or identity records, as (elo0, elo1, alpha, beta).
-fn sprt_spec(s: &Value, identity: Option<&Value>) -> Option<(f64, f64, f64, f64)> {
-    let spec = s
-        .get("sprt")
-        .or_else(|| identity.and_then(|i| i.get("sprt")))?;
-    let get = |k: &str| float(spec.get(k));
-    Some((get("elo0")?, get("elo1")?, get("alpha")?, get("beta")?))
-}
-
-fn pairs_section(
-    s: &Value,
-    games: Option<&GameStats>,
-    identity: Option<&Value>,
-) -> Option<Section> {
-    let entries = s.get("pentanomial").and_then(Value::as_array)?;
+fn pairs_section(s: &Summary) -> Option<Section> {
+    if s.pentanomial.is_empty() {
+        return None;
+    }
     let mut table = Table::new(
         "Pairs of games (one opening, seats swapped), counted for the first agent",
         &[
@@ -800,152 +660,37 @@ fn pairs_section(
         ],
         &[false, true, true, true, true, true, true, false, true],
     );
-    let mut pairings = Vec::new();
-    for e in entries {
-        let agents: Vec<String> = e
-            .get("agents")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(|n| string(Some(n))).collect())
-            .unwrap_or_default();
-        let p = e.get("pentanomial");
-        let c = |k: &str| count(p.and_then(|p| p.get(k)));
-        let elo = e.get("elo").filter(|v| !v.is_null());
-        table.row(vec![
-            agents.join(" vs "),
-            count(e.get("pairs")).to_string(),
-            c("ll").to_string(),
-            c("ld").to_string(),
-            c("dd_wl").to_string(),
-            c("wd").to_string(),
-            c("ww").to_string(),
-            elo.map_or("-".into(), |e| {
-                format!(
-                    "{} [{}, {}]",
-                    signed(float(e.get("elo")), 1),
-                    signed(float(e.get("lo")), 1),
-                    signed(float(e.get("hi")), 1)
-                )
-            }),
-            count(e.get("incomplete_pairs")).to_string(),
-        ]);
-        if agents.len() == 2 {
-            pairings.push([agents[0].clone(), agents[1].clone()]);
-        }
-    }
-    if table.rows.is_empty() {
-        return None;
-    }
-    let mut blocks = vec![
-        Block::Paragraph(
-            "Each opening is played twice with the seats swapped; a pair's result for the \
-             first agent of the pairing is LL (lost both), LD, DD+WL (one point), WD or WW. \
-             The Elo from pairs has the right variance for paired openings."
-                .into(),
-        ),
-        Block::Table(table),
-    ];
-    if let (Some((elo0, elo1, alpha, beta)), Some(games)) = (sprt_spec(s, identity), games) {
-        blocks.push(sprt_figure(games, &pairings, elo0, elo1, alpha, beta));
+    for e in &s.pentanomial {
+        let mut row = vec![e.agents.join(" vs "), e.pairs.to_string()];
+        row.extend(e.pentanomial.counts().map(|c| c.to_string()));
+        row.push(e.elo.map_or("-".into(), |e| {
+            format!(
+                "{} [{}, {}]",
+                signed(Some(e.elo), 1),
+                signed(Some(e.lo), 1),
+                signed(Some(e.hi), 1)
+            )
+        }));
+        row.push(e.incomplete_pairs.to_string());
+        table.row(row);
     }
     Some(Section {
         id: "pairs".into(),
         title: "Pairs of games".into(),
-        blocks,
+        blocks: vec![
+            Block::Paragraph(
+                "Each opening is played twice with the seats swapped; a pair's result for the \
+                 first agent of the pairing is LL (lost both), LD, DD+WL (one point), WD or WW. \
+                 The Elo from pairs has the right variance for paired openings."
+                    .into(),
+            ),
+            Block::Table(table),
+        ],
     })
 }
 
-/// The SPRT's log-likelihood ratio of each pairing after each pair, in the
-/// order the schedule completes them, against Wald's bounds.
-fn sprt_figure(
-    games: &GameStats,
-    pairings: &[[String; 2]],
-    elo0: f64,
-    elo1: f64,
-    alpha: f64,
-    beta: f64,
-) -> Block {
-    let lower = (beta / (1.0 - alpha)).ln();
-    let upper = ((1.0 - beta) / alpha).ln();
-    let index = |name: &str| games.names.iter().position(|n| n == name);
-    let mut series = Vec::new();
-    for (k, [a, b]) in pairings.iter().enumerate() {
-        let (Some(ia), Some(ib)) = (index(a), index(b)) else {
-            continue;
-        };
-        // Two games form a pair as the summary pairs them: the same
-        // pairing's rounds 2k and 2k + 1, one opening, seats swapped.
-        let mut groups: BTreeMap<(u64, u64), Vec<&PairedGame>> = BTreeMap::new();
-        for g in games
-            .paired
-            .iter()
-            .filter(|g| g.seats == [ia, ib] || g.seats == [ib, ia])
-        {
-            groups.entry((g.pair, g.round / 2)).or_default().push(g);
-        }
-        let score_of_a = |g: &PairedGame| {
-            if g.seats[0] == ia {
-                g.first_score
-            } else {
-                1.0 - g.first_score
-            }
-        };
-        let mut penta = Pentanomial::default();
-        let mut points = Vec::new();
-        for pair_games in groups.values() {
-            if let [x, y] = pair_games.as_slice() {
-                if x.opening == y.opening
-                    && x.seats == [y.seats[1], y.seats[0]]
-                    && penta.record_pair(score_of_a(x), score_of_a(y)).is_ok()
-                {
-                    let n = penta.pairs() as f64;
-                    points.push((n, pentanomial_llr(penta.counts(), elo0, elo1)));
-                }
-            }
-        }
-        series.push(svg::Series {
-            name: format!("{a} vs {b}"),
-            points,
-            line: true,
-            marker: svg::Marker::None,
-            colour: k,
-        });
-    }
-    let chart = svg::LineChart {
-        title: format!("SPRT: elo0 {elo0}, elo1 {elo1}, alpha {alpha}, beta {beta}"),
-        desc: format!(
-            "Log-likelihood ratio of each pairing's SPRT after each pair of games; the test \
-             accepts H1 above {} and H0 below {}.",
-            plain(Some(upper), 2),
-            plain(Some(lower), 2)
-        ),
-        x_label: "pairs of games".into(),
-        panels: vec![svg::LinePanel {
-            y_label: "log-likelihood ratio".into(),
-            y_range: (lower, upper),
-            series,
-            references: vec![
-                Reference {
-                    y: upper,
-                    label: format!("H1 {}", plain(Some(upper), 2)),
-                    strong: true,
-                },
-                Reference {
-                    y: lower,
-                    label: format!("H0 {}", plain(Some(lower), 2)),
-                    strong: true,
-                },
-            ],
-        }],
-    };
-    Block::Figure {
-        id: "sprt".into(),
-        svg: svg::line_chart(&chart),
-        caption: "SPRT log-likelihood ratio per pairing as pairs of games accumulate.".into(),
-    }
-}
-
-fn forfeits_section(s: &Value, games: Option<&GameStats>) -> Section {
-    let forfeits = count(s.get("forfeits"));
+fn forfeits_section(s: &Summary, games: Option<&GameStats>) -> Section {
+    let forfeits = s.forfeits;
     let mut blocks = Vec::new();
     match games {
         Some(games) if games.forfeit_count == 0 => blocks.push(Block::Paragraph(
@@ -997,14 +742,18 @@ fn forfeits_section(s: &Value, games: Option<&GameStats>) -> Section {
     }
 }
 
-fn reproduce_section(s: &Value, identity: Option<&Value>, name: &str, anchor: &str) -> Section {
+fn reproduce_section(
+    s: &Summary,
+    config: Option<&std::result::Result<TournamentConfig, String>>,
+) -> Section {
     let mut blocks = Vec::new();
-    match identity {
-        Some(id) => {
+    match config {
+        Some(Ok(config)) => {
+            let name = &config.name;
             let file = format!("{}.toml", if name.is_empty() { "tournament" } else { name });
             blocks.push(Block::Code {
                 caption: format!("{file}, rebuilt from tournament.json"),
-                text: config_toml(id, anchor),
+                text: config_toml(config),
             });
             blocks.push(Block::Code {
                 caption: "Command".into(),
@@ -1016,13 +765,19 @@ fn reproduce_section(s: &Value, identity: Option<&Value>, name: &str, anchor: &s
                     .into(),
             ));
         }
+        Some(Err(why)) => blocks.push(Block::Paragraph(format!(
+            "The folder's tournament.json does not give back a config ({why}), so the config \
+             cannot be rebuilt."
+        ))),
         None => blocks.push(Block::Paragraph(
             "The folder has no tournament.json, so the config cannot be rebuilt.".into(),
         )),
     }
-    let method = string(s.get("rating_method"));
-    if !method.is_empty() {
-        blocks.push(Block::Paragraph(format!("Rating method: {method}.")));
+    if !s.rating_method.is_empty() {
+        blocks.push(Block::Paragraph(format!(
+            "Rating method: {}.",
+            s.rating_method
+        )));
     }
     Section {
         id: "reproduce".into(),
@@ -1034,7 +789,6 @@ fn reproduce_section(s: &Value, identity: Option<&Value>, name: &str, anchor: &s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn rules_read_as_words() {
@@ -1045,31 +799,33 @@ mod tests {
     }
 
     #[test]
-    fn merged_markers_of_any_shape_are_recognised() {
-        assert_eq!(merged_marker(&json!({})), None);
-        assert_eq!(merged_marker(&json!({"merged": null})), None);
-        assert!(merged_marker(&json!({"merged": {"shards": 4}}))
-            .unwrap()
-            .contains("4 shards"));
-        assert!(merged_marker(&json!({"merged_shards": 3}))
-            .unwrap()
-            .contains("3 shards"));
-        assert!(merged_marker(&json!({"merged": true})).is_some());
-    }
-
-    #[test]
     fn the_config_is_rebuilt_as_toml() {
-        let id = json!({
-            "name": "t", "game": "kalah", "format": "round_robin", "champion": null,
-            "games_per_pair": 4, "seed": 3, "opening_plies": 2, "opening_count": 2,
-            "move_timeout": null, "agents": [["r", "random"], ["g \"x\"", "greedy"]]
-        });
-        let toml = config_toml(&id, "r");
-        assert!(toml.starts_with("name = \"t\"\ngame = \"kalah\"\nformat = \"round_robin\"\n"));
-        assert!(!toml.contains("champion"));
+        let config = TournamentConfig::parse(
+            r#"
+name = "t"
+game = "kalah"
+games_per_pair = 4
+seed = 3
+openings = { plies = 2 }
+ratings = { anchor = "r" }
+agents = [{ name = "r", spec = "random" }, { name = 'g "x"', spec = "greedy" }]
+"#,
+            "t.toml",
+        )
+        .unwrap();
+        let toml = config_toml(&config);
+        assert!(toml.starts_with(
+            "name = \"t\"\ngame = \"kalah\"\nformat = \"round_robin\"\ngames_per_pair = 4\nseed = 3\n"
+        ));
+        assert!(!toml.contains("champion") && !toml.contains("move_timeout"));
         assert!(toml.contains("[openings]\nplies = 2\ncount = 2\n"));
         assert!(toml.contains("[ratings]\nanchor = \"r\"\n"));
         assert!(toml.contains("name = \"g \\\"x\\\"\"\nspec = \"greedy\"\n"));
+        // What it writes reads back as the same tournament.
+        let again = TournamentConfig::parse(&toml, "again.toml").unwrap();
+        assert_eq!(config_toml(&again), toml);
+        assert_eq!(again.agent_names(), config.agent_names());
+        assert_eq!(again.planned_games(), config.planned_games());
     }
 
     #[test]
@@ -1077,43 +833,5 @@ mod tests {
         assert_eq!(bin_width(10), 1);
         assert_eq!(bin_width(48), 2);
         assert_eq!(bin_width(60), 4);
-    }
-
-    #[test]
-    fn an_sprt_curve_is_drawn_only_when_a_test_is_recorded() {
-        let game = |round: u64, seats: [usize; 2], first_score: f64| PairedGame {
-            pair: 0,
-            round,
-            opening: round / 2,
-            seats,
-            first_score,
-        };
-        // a (index 0) wins both games of the first pair, draws and wins
-        // the second.
-        let games = GameStats {
-            names: vec!["a".into(), "b".into()],
-            paired: vec![
-                game(0, [0, 1], 1.0),
-                game(1, [1, 0], 0.0),
-                game(2, [0, 1], 0.5),
-                game(3, [1, 0], 0.0),
-            ],
-            ..GameStats::default()
-        };
-        let summary = json!({
-            "pentanomial": [{"agents": ["a", "b"], "pairs": 2, "incomplete_pairs": 0,
-                "pentanomial": {"ll": 0, "ld": 0, "dd_wl": 0, "wd": 1, "ww": 1, "dd": 0, "wl": 0},
-                "elo": {"elo": "inf", "lo": 100.0, "hi": "inf"}}]
-        });
-        let without = pairs_section(&summary, Some(&games), None).unwrap();
-        assert_eq!(without.blocks.len(), 2);
-        let mut with = summary.clone();
-        with["sprt"] = json!({"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05});
-        let section = pairs_section(&with, Some(&games), None).unwrap();
-        let Some(Block::Figure { svg, .. }) = section.blocks.last() else {
-            panic!("no SPRT figure");
-        };
-        assert!(svg.contains("a vs b"));
-        assert!(svg.contains("H1 2.94"));
     }
 }

@@ -1,14 +1,15 @@
 //! How much moving first is worth, summarised over a set of games.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::interval::{mean_with_ci, wilson_interval, MeanCi};
+use super::json_float;
 use super::wdl::{EloEstimate, Wdl};
 use super::{StatsError, Z95};
 
 /// First-seat statistics: results, score with a Wilson interval, the Elo
 /// that score implies, and the mean seed margin with its interval.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstPlayerStats {
     /// Wins, draws and losses of the player who moved first.
     pub wdl: Wdl,
@@ -21,6 +22,7 @@ pub struct FirstPlayerStats {
     /// (see [`Wdl::elo`]); `None` with no games.
     pub elo: Option<EloEstimate>,
     /// Likelihood that the first seat is the better one (see [`Wdl::los`]).
+    #[serde(deserialize_with = "json_float::read_number")]
     pub los: f64,
     /// Mean margin (first-seat seeds minus second-seat seeds) with its 95%
     /// interval; `None` with no games.

@@ -1,7 +1,7 @@
 //! Confidence intervals for a proportion (Wilson) and for a mean (normal
 //! approximation).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::json_float;
 use super::Z95;
@@ -36,22 +36,34 @@ pub fn wilson_interval(successes: f64, n: f64, z: f64) -> (f64, f64) {
 ///
 /// In JSON an infinite field is the string `"inf"` or `"-inf"` (see
 /// [`super::json_float`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MeanCi {
     /// Number of values.
     pub n: usize,
     /// Arithmetic mean.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub mean: f64,
     /// Standard error of the mean, `s / sqrt(n)` with the sample standard
     /// deviation `s` (divisor `n - 1`); `+inf` for a single value.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub stderr: f64,
     /// `mean - Z95 * stderr`.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub lo: f64,
     /// `mean + Z95 * stderr`.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub hi: f64,
 }
 

@@ -15,9 +15,10 @@
 //! Python's `float()` and pandas. `ratings.csv` uses the same `inf`/`-inf`
 //! spellings (see [`csv_field`]) and an empty field for a missing value.
 //!
-//! Use the functions with `#[serde(serialize_with = "...")]`, and the
-//! [`optional`] and [`optional_pair`] modules with `#[serde(with = "...")]`
-//! for fields that are also read back.
+//! Use the functions with `#[serde(serialize_with = "...")]` (and
+//! [`read_number`], [`read_interval`] with `deserialize_with` where the
+//! field is read back), and the [`optional`] and [`optional_pair`] modules
+//! with `#[serde(with = "...")]`.
 
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -102,6 +103,26 @@ fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Er
                 .map_err(|_| serde::de::Error::custom(format!("'{other}' is not a number"))),
         },
     }
+}
+
+/// Reads an `f64` written by [`number`]: `null` (how NaN is written) is NaN.
+///
+/// # Errors
+/// For anything but a number, `null` or a float's spelling.
+pub fn read_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    Ok(read(deserializer)?.unwrap_or(f64::NAN))
+}
+
+/// Reads an interval written by [`interval`]: `[lo, hi]` or `null`.
+///
+/// # Errors
+/// For anything but `null` or a list of two numbers (or float spellings).
+pub fn read_interval<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<(f64, f64)>, D::Error> {
+    #[derive(Deserialize)]
+    struct End(#[serde(deserialize_with = "read_number")] f64);
+    Ok(Option::<[End; 2]>::deserialize(deserializer)?.map(|[lo, hi]| (lo.0, hi.0)))
 }
 
 /// An `Option<f64>` field written and read by the module's convention
@@ -240,6 +261,35 @@ mod tests {
         assert_eq!(serde_json::from_str::<Fields>(&text).unwrap().one, None);
         assert!(serde_json::from_str::<Fields>(r#"{"one":"x","two":[1,2]}"#).is_err());
         assert!(serde_json::from_str::<Fields>(r#"{"one":1,"two":[1]}"#).is_err());
+    }
+
+    #[test]
+    fn numbers_and_intervals_read_back_what_was_written() {
+        #[derive(Serialize, Deserialize, Debug)]
+        struct Fields {
+            #[serde(serialize_with = "number", deserialize_with = "read_number")]
+            value: f64,
+            #[serde(serialize_with = "interval", deserialize_with = "read_interval")]
+            bounds: Option<(f64, f64)>,
+        }
+        for (value, bounds) in [
+            (1.5, Some((-2.0, 3.25))),
+            (f64::INFINITY, Some((f64::NEG_INFINITY, f64::INFINITY))),
+            (-0.5, None),
+        ] {
+            let text = serde_json::to_string(&Fields { value, bounds }).unwrap();
+            let back: Fields = serde_json::from_str(&text).unwrap();
+            assert_eq!((back.value, back.bounds), (value, bounds), "{text}");
+        }
+        let nan: Fields = serde_json::from_str(r#"{"value":null,"bounds":null}"#).unwrap();
+        assert!(nan.value.is_nan());
+        for bad in [
+            r#"{"value":"x","bounds":null}"#,
+            r#"{"value":1,"bounds":[1]}"#,
+            r#"{"value":1,"bounds":[1,"y"]}"#,
+        ] {
+            assert!(serde_json::from_str::<Fields>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

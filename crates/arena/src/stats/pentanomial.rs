@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::ops::{Add, AddAssign};
 
 use serde::ser::SerializeStruct;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::wdl::{elo_from_score, EloEstimate, Wdl};
 use super::{StatsError, Z95};
@@ -213,6 +213,31 @@ impl Serialize for Pentanomial {
     }
 }
 
+impl<'de> Deserialize<'de> for Pentanomial {
+    /// Reads what [`Serialize`] writes; `dd_wl` must be `dd + wl`.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            ll: u64,
+            ld: u64,
+            dd_wl: u64,
+            wd: u64,
+            ww: u64,
+            dd: u64,
+            wl: u64,
+        }
+        let w = Written::deserialize(deserializer)?;
+        if w.dd.checked_add(w.wl) != Some(w.dd_wl) {
+            return Err(serde::de::Error::custom(format!(
+                "dd_wl {} is not dd {} + wl {}",
+                w.dd_wl, w.dd, w.wl
+            )));
+        }
+        Ok(Pentanomial::new(w.ll, w.ld, w.dd, w.wl, w.wd, w.ww))
+    }
+}
+
 /// The pairs two agents played, from the first agent's side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct PairedResults {
@@ -355,6 +380,12 @@ mod tests {
             json,
             r#"{"ll":1,"ld":2,"dd_wl":7,"wd":5,"ww":6,"dd":3,"wl":4}"#
         );
+        let back: Pentanomial = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, Pentanomial::new(1, 2, 3, 4, 5, 6));
+        // A middle count that is not the sum of its parts is refused.
+        let bad = r#"{"ll":1,"ld":2,"dd_wl":8,"wd":5,"ww":6,"dd":3,"wl":4}"#;
+        let e = serde_json::from_str::<Pentanomial>(bad).unwrap_err();
+        assert!(e.to_string().contains("dd_wl 8 is not dd 3 + wl 4"), "{e}");
     }
 
     /// python3, independently: a = [0, .25, .5, .75, 1]; n = sum(c);

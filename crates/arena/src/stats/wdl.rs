@@ -2,14 +2,14 @@
 
 use std::ops::{Add, AddAssign};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::json_float;
 use super::special::erf;
 use super::{StatsError, Z95};
 
 /// Win/draw/loss counts from one side's point of view.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Wdl {
     /// Games won.
     pub wins: u64,
@@ -24,25 +24,39 @@ pub struct Wdl {
 /// Bounds are `±inf` when the score or one end of its interval reaches 0 or
 /// 1 (a perfect record has no finite Elo). In JSON an infinite value is the
 /// string `"inf"` or `"-inf"` (see [`super::json_float`]), never `null`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EloEstimate {
     /// Elo difference implied by the score, `400 * log10(s / (1 - s))`.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub elo: f64,
     /// Lower end of the 95% interval, `elo(score - Z95 * score_stderr)`.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub lo: f64,
     /// Upper end of the 95% interval, `elo(score + Z95 * score_stderr)`.
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub hi: f64,
     /// Half the interval width, `(hi - lo) / 2`: the `±` figure fastchess
     /// and cutechess print; `+inf` when either bound is infinite (even a
     /// perfect record's, where both are the same infinity).
-    #[serde(serialize_with = "json_float::number")]
+    #[serde(
+        serialize_with = "json_float::number",
+        deserialize_with = "json_float::read_number"
+    )]
     pub error: f64,
     /// Points fraction the estimate comes from (draws count half).
+    #[serde(deserialize_with = "json_float::read_number")]
     pub score: f64,
     /// Standard error of the mean score, `sqrt(per-game variance / games)`.
+    #[serde(deserialize_with = "json_float::read_number")]
     pub score_stderr: f64,
 }
 
