@@ -26,9 +26,10 @@ pub struct SolveArgs {
     /// Transposition table size in MiB (Oware: the most the table may grow to).
     #[arg(long, default_value_t = DEFAULT_TABLE_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     tt: u64,
-    /// Seeds in the endgame database's fullest level (default: the largest
-    /// with at most 600 M positions, one byte each, and at most half the
-    /// board's seeds; 0: no database).
+    /// Seeds in the endgame database's fullest level, at most the board's
+    /// (default: Kalah, the largest with at most 600 M positions, one byte
+    /// each, and at most half the board's seeds; Congkak, at most 2^25
+    /// positions and a quarter of its seeds; 0: no database).
     #[arg(long)]
     db_seeds: Option<usize>,
     /// Folder where endgame databases are kept between runs: loaded from
@@ -53,25 +54,16 @@ pub struct SolveArgs {
 }
 
 impl SolveArgs {
-    /// The solver's options for `rules` (Kalah or Congkak) under these flags.
+    /// The solver's options for `rules` (Kalah or Congkak) under these
+    /// flags: those of `mancala analyze`, from the same cache folder.
     pub fn options<G: ExactGame>(&self, rules: &G) -> Result<SolverOptions> {
-        let mut options = SolverOptions::for_rules(rules);
-        options.table_mib = self.tt as usize;
-        if let Some(k) = self.db_seeds {
-            if k > mancala_solver::endgame::MAX_DB_SEEDS {
-                return Err(bad_input(format!(
-                    "--db-seeds: at most {}",
-                    mancala_solver::endgame::MAX_DB_SEEDS
-                )));
-            }
-            options.endgame_seeds = k;
-        }
-        options.endgame_dir = if self.no_db_cache {
+        let dir = if self.no_db_cache {
             None
         } else {
             self.db_dir.clone().or_else(default_db_dir)
         };
-        Ok(options)
+        mancala_analysis::solver_options(rules, self.tt, self.db_seeds, dir.as_deref())
+            .map_err(crate::analyze::cli_error)
     }
 
     /// Threads asked for (default: all cores).
@@ -243,14 +235,6 @@ fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
 /// `mancala solve` for single-round Congkak (see `docs/congkak-solver.md`);
 /// multi-round play is refused, saying why.
 fn run_congkak(args: &SolveArgs, rules: CongkakRules) -> Result<()> {
-    if args.db_seeds.is_some() {
-        // The database's size follows the board (a quarter of its seeds,
-        // `SolverOptions::for_rules`): the flag stays Kalah's.
-        return Err(bad_input(
-            "--db-seeds: Congkak's endgame database is sized by the solver; \
-             --db-seeds is for Kalah",
-        ));
-    }
     rules.check_solvable().map_err(|e| solver_error(e, ""))?;
     let state = unfinished(&rules, args)?;
     let options = args.options(&rules)?;
