@@ -119,7 +119,8 @@ pub struct FirstMoveArgs {
 /// input (exit code 2), a stop is an interruption (exit code 130).
 pub fn cli_error(e: AnalysisError) -> anyhow::Error {
     match e {
-        AnalysisError::BadInput(_) => bad_input(e),
+        // A damaged file of an earlier run is the input's fault too.
+        AnalysisError::BadInput(_) | AnalysisError::Damaged { .. } => bad_input(e),
         AnalysisError::Interrupted => anyhow::Error::new(Interrupted),
         other => other.into(),
     }

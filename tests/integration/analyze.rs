@@ -545,6 +545,29 @@ fn exact_positions_are_solved_and_perfect_play_agrees_with_them() {
     assert!(random["top1"].as_f64().unwrap() < 1.0, "{random}");
     assert!(random["mean_loss"].as_f64().unwrap() > 0.0, "{random}");
 
+    // A set without positions has no accuracy to give: refused, not
+    // "0.0% [0.0%, 100.0%]".
+    let mut empty = v.clone();
+    empty["positions"] = serde_json::json!([]);
+    fs::write(&set, empty.to_string()).unwrap();
+    for json in [true, false] {
+        let mut args = vec![
+            "analyze",
+            "accuracy",
+            "--positions",
+            set_s,
+            "--agent",
+            "greedy",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let o = mancala(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("holds no positions"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    }
+
     // A damaged set is a clear error.
     fs::write(&set, "{\"game\": \"kalah\"").unwrap();
     let o = mancala(&[
@@ -557,4 +580,280 @@ fn exact_positions_are_solved_and_perfect_play_agrees_with_them() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("set.json"), "{}", stderr(&o));
+}
+
+/// A child process, killed when dropped, so that a failing test leaves no
+/// run behind.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn two_runs_never_write_one_folder() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("out");
+    // A run long enough to be caught in the act: many games of a slow agent.
+    let long_run = |stderr: std::process::Stdio| {
+        let child = crate::util::command()
+            .args([
+                "analyze",
+                "first-move",
+                "--game",
+                "kalah",
+                "--pits",
+                "4",
+                "--seeds",
+                "3",
+                "--games",
+                "100000",
+                "--agents",
+                "mcts:sims=2000",
+                "--budget",
+                "0",
+                "--threads",
+                "1",
+                "--out",
+            ])
+            .arg(&out)
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        Running(child)
+    };
+    let first = long_run(std::process::Stdio::null());
+    let pid = first.0.id().to_string();
+    // The options file is written once the folder is the run's.
+    let options = out.join("first_move_options.json");
+    let waited = std::time::Instant::now();
+    while !options.exists() {
+        assert!(waited.elapsed().as_secs() < 30, "the first run never began");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The second must be refused at once; one that is not would write
+    // into the folder for hours: stopped after a few seconds, and failed.
+    let mut second = long_run(std::process::Stdio::piped());
+    let waited = std::time::Instant::now();
+    while second.0.try_wait().unwrap().is_none() && waited.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        second.0.try_wait().unwrap().is_some(),
+        "the second run wrote into the folder the first was writing"
+    );
+    let mut message = String::new();
+    std::io::Read::read_to_string(&mut second.0.stderr.take().unwrap(), &mut message).unwrap();
+    assert_eq!(second.0.wait().unwrap().code(), Some(2), "{message}");
+    assert!(
+        message.contains(&format!("in use by another run (process {pid})")),
+        "{message}"
+    );
+    // Once the first is gone the folder is free (the lock is the OS's):
+    // the next run gets as far as the options.
+    drop(first);
+    let o = mancala(&[
+        "analyze",
+        "first-move",
+        "--game",
+        "kalah",
+        "--pits",
+        "4",
+        "--seeds",
+        "3",
+        "--games",
+        "100000",
+        "--agents",
+        "mcts:sims=2000",
+        "--budget",
+        "0",
+        "--seed",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(stderr(&o).contains("other options"), "{}", stderr(&o));
+}
+
+/// A finished grid's folder, copied to `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// The CSV file at `path` as a header and rows of fields.
+fn csv_table(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+fn write_csv(path: &Path, header: &[String], rows: &[Vec<String>]) {
+    let mut w = csv::Writer::from_path(path).unwrap();
+    w.write_record(header).unwrap();
+    for r in rows {
+        w.write_record(r).unwrap();
+    }
+    w.flush().unwrap();
+}
+
+#[test]
+fn a_resumed_grid_keeps_only_rows_a_clean_run_writes() {
+    let dir = TempDir::new().unwrap();
+    let clean = dir.path().join("clean");
+    let o = grid(&clean, "1", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = comparable(&read_rows(&clean.join("first_move.csv")));
+    let (header, rows) = csv_table(&clean.join("first_move.csv"));
+    let (exact_header, exacts) = csv_table(&clean.join("first_move_exact.csv"));
+    let col = |h: &[String], name: &str| h.iter().position(|c| c == name).unwrap();
+
+    // Each edit of the rows a run keeps, and what the refusal must say.
+    type Edit = Box<dyn Fn(&mut Vec<Vec<String>>, &mut Vec<Vec<String>>)>;
+    let score = col(&header, "first_score");
+    let margin = col(&header, "mean_margin");
+    let agent = col(&header, "agent");
+    let value = col(&exact_header, "value");
+    let exact_copy = col(&header, "exact_value");
+    let seed = col(&header, "seed");
+    let games = col(&header, "first_wins");
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "a score edited",
+            Box::new(move |r, _| r[3][score] = "0.99".into()),
+            "does not follow from",
+        ),
+        (
+            "a row twice",
+            Box::new(|r, _| {
+                let again = r[5].clone();
+                r.insert(6, again);
+            }),
+            "is there twice",
+        ),
+        (
+            "a NaN margin",
+            Box::new(move |r, _| r[2][margin] = "NaN".into()),
+            "mean margin",
+        ),
+        (
+            "rows out of order",
+            Box::new(|r, _| r.swap(1, 2)),
+            "comes after a cell that follows it",
+        ),
+        (
+            "an agent not in the grid",
+            Box::new(move |r, _| r[0][agent] = "minimax:depth=3".into()),
+            "is not a cell of this grid",
+        ),
+        (
+            "counts that do not add up",
+            Box::new(move |r, _| r[4][games] = "99".into()),
+            "does not add up",
+        ),
+        (
+            "a seed edited",
+            Box::new(move |r, _| r[7][seed] = "12345".into()),
+            "is not the cell's",
+        ),
+        (
+            "a row's copy of the exact value edited",
+            Box::new(move |r, _| r[2][exact_copy] = "5".into()),
+            "its exact columns",
+        ),
+        (
+            "an exact value edited",
+            Box::new(move |_, e| e[1][value] = "7".into()),
+            "is not the best of the move values",
+        ),
+    ];
+    for (i, (what, edit, says)) in cases.iter().enumerate() {
+        let run = dir.path().join(format!("case{i}"));
+        copy_folder(&clean, &run);
+        let (mut r, mut e) = (rows.clone(), exacts.clone());
+        edit(&mut r, &mut e);
+        write_csv(&run.join("first_move.csv"), &header, &r);
+        write_csv(&run.join("first_move_exact.csv"), &exact_header, &e);
+        fs::remove_file(run.join("first_move.json")).unwrap();
+        let before = fs::read_to_string(run.join("first_move.csv")).unwrap();
+        let o = grid(&run, "1", &[]);
+        assert_eq!(o.status.code(), Some(2), "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{what}: {}", stderr(&o));
+        // Refused before anything is written.
+        assert_eq!(
+            fs::read_to_string(run.join("first_move.csv")).unwrap(),
+            before,
+            "{what}"
+        );
+        assert!(!run.join("first_move.json").exists(), "{what}");
+    }
+
+    // A last row cut short by a crash or a full disk is dropped and played
+    // again: the files end as a clean run's.
+    let torn = dir.path().join("torn");
+    copy_folder(&clean, &torn);
+    let csv_path = torn.join("first_move.csv");
+    let text = fs::read_to_string(&csv_path).unwrap();
+    let kept: Vec<&str> = text.lines().take(1 + 20).collect();
+    let cut = &text.lines().nth(21).unwrap()[..30];
+    fs::write(&csv_path, kept.join("\n") + "\n" + cut).unwrap();
+    let o = grid(&torn, "1", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("20 finished cells kept"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(comparable(&read_rows(&csv_path)), reference);
+
+    // A saved value that agrees with itself but not with the solver is
+    // caught when `perfect` solves its board again, before the board's
+    // cells are played: every row of the last board gone, its exact row
+    // made consistently wrong.
+    let wrong = dir.path().join("wrong");
+    copy_folder(&clean, &wrong);
+    let (mut r, mut e) = (rows.clone(), exacts.clone());
+    let last = e.last().unwrap()[col(&exact_header, "spec")].clone();
+    let spec = col(&header, "spec");
+    r.retain(|row| row[spec] != last);
+    let last_exact = e.last_mut().unwrap();
+    let shift = |text: &str| -> String {
+        text.split_whitespace()
+            .map(|mv| {
+                let (m, v) = mv.split_once(':').unwrap();
+                format!("{m}:{:+}", v.parse::<i64>().unwrap() + 2)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let moves = col(&exact_header, "move_values");
+    last_exact[moves] = shift(&last_exact[moves]);
+    last_exact[value] = (last_exact[value].parse::<i64>().unwrap() + 2).to_string();
+    write_csv(&wrong.join("first_move.csv"), &header, &r);
+    write_csv(&wrong.join("first_move_exact.csv"), &exact_header, &e);
+    let rows_before = r.len();
+    let o = grid(&wrong, "1", &[]);
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not the solver's"), "{}", stderr(&o));
+    assert_eq!(
+        csv_table(&wrong.join("first_move.csv")).1.len(),
+        rows_before
+    );
 }

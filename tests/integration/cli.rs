@@ -343,7 +343,11 @@ fn solve_refuses_multi_round_congkak_saying_why() {
         ]);
         let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         let s = &v["solution"];
-        (s["value"].clone(), s["pv"].clone(), s["stats"]["endgame_seeds"].clone())
+        (
+            s["value"].clone(),
+            s["pv"].clone(),
+            s["stats"]["endgame_seeds"].clone(),
+        )
     };
     let (none, with) = (solve("0"), solve("4"));
     assert_eq!((&none.0, &none.1), (&with.0, &with.1));

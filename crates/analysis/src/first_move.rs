@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use mancala_agents::{derive_seed, format_duration, parse_duration, StopCondition};
 use mancala_arena::stats::json_float;
 use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
-use mancala_arena::{schedule, Arena, GameRecord, Players, RunOptions};
+use mancala_arena::{schedule, Arena, FolderLock, GameRecord, Players, RunOptions};
 use mancala_core::{with_game, Game, GameSpec, OwareRules};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::congkak::CongkakSolver;
@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::grid::{grid, Board};
+use crate::resume;
 use crate::{
     bad_input, build_solver, check_db_seeds, io_error, solver_options, solver_refused,
     AnalysisError, Observer, Result,
@@ -291,23 +292,6 @@ pub const OPTIONS_NAME: &str = "first_move_options.json";
 /// Everything, written at the end.
 pub const JSON_NAME: &str = "first_move.json";
 
-/// Reads the rows of a CSV file written by this module.
-fn read_csv<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>> {
-    let file = fs::File::open(path).map_err(io_error("read", path))?;
-    let mut reader = csv::Reader::from_reader(file);
-    let mut out = Vec::new();
-    for (i, row) in reader.deserialize().enumerate() {
-        out.push(row.map_err(|e| AnalysisError::Damaged {
-            path: path.to_path_buf(),
-            why: format!(
-                "damaged at row {}: {e} (remove the row, or the folder, and rerun)",
-                i + 1
-            ),
-        })?);
-    }
-    Ok(out)
-}
-
 /// Appends rows to a CSV file, writing the header when the file is new.
 struct Appender {
     path: PathBuf,
@@ -332,10 +316,24 @@ impl Appender {
     }
 }
 
-/// Checks that `out` holds nothing or the results of these same options;
-/// returns the finished rows and exact values found there.
-fn open_output(out: &Path, options: &Value) -> Result<(Vec<Row>, Vec<Exact>)> {
+/// What an output folder holds when a run opens it.
+struct Opened {
+    /// Held while the run writes the folder.
+    _lock: FolderLock,
+    /// The cells of an earlier run, as read (not yet checked).
+    rows: Vec<Row>,
+    /// Its exact values, as read.
+    exacts: Vec<Exact>,
+    /// Whether an earlier run's files are there (to check and rewrite).
+    resumed: bool,
+}
+
+/// Takes the lock of `out` (so that two runs never write one folder) and
+/// checks that it holds nothing or the results of these same options;
+/// returns the lock and the earlier run's rows.
+fn open_output(out: &Path, options: &Value) -> Result<Opened> {
     fs::create_dir_all(out).map_err(io_error("create", out))?;
+    let lock = FolderLock::take(out).map_err(|e| bad_input(e.to_string()))?;
     let options_path = out.join(OPTIONS_NAME);
     let csv_path = out.join(CSV_NAME);
     if options_path.exists() {
@@ -374,18 +372,24 @@ fn open_output(out: &Path, options: &Value) -> Result<(Vec<Row>, Vec<Exact>)> {
         let text = serde_json::to_string_pretty(options).expect("JSON values print") + "\n";
         fs::write(&options_path, text).map_err(io_error("write", &options_path))?;
     }
-    let rows = if csv_path.exists() {
-        read_csv(&csv_path)?
-    } else {
-        Vec::new()
-    };
     let exact_path = out.join(EXACT_NAME);
-    let exact = if exact_path.exists() {
-        read_csv(&exact_path)?
+    let resumed = csv_path.exists() || exact_path.exists();
+    let rows = if csv_path.exists() {
+        resume::read_rows(&csv_path)?
     } else {
         Vec::new()
     };
-    Ok((rows, exact))
+    let exacts = if exact_path.exists() {
+        resume::read_rows(&exact_path)?
+    } else {
+        Vec::new()
+    };
+    Ok(Opened {
+        _lock: lock,
+        rows,
+        exacts,
+        resumed,
+    })
 }
 
 /// The solver that solved a board, its table warm: `perfect` plays from it.
@@ -491,6 +495,11 @@ fn stable_hash(text: &str) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// The seed stream of the cell of agent `agent` on board `spec`.
+pub(crate) fn cell_seed(spec: &str, agent: &str) -> u64 {
+    stable_hash(&format!("{spec}|{agent}"))
 }
 
 /// Who plays both seats of a cell.
@@ -736,11 +745,32 @@ pub fn run(
     // Compared as JSON values with the saved file, which may come from an
     // older version with other keys.
     let record = serde_json::to_value(&options).expect("the options serialise");
-    let (mut rows, exact_rows) = open_output(&args.out, &record)?;
-    let mut exacts: BTreeMap<String, Exact> = exact_rows
-        .into_iter()
-        .map(|e| (e.spec.clone(), e))
-        .collect();
+    let opened = open_output(&args.out, &record)?;
+    let mut rows = opened.rows;
+    let csv_path = args.out.join(CSV_NAME);
+    let exact_path = args.out.join(EXACT_NAME);
+    let mut exacts = BTreeMap::new();
+    if opened.resumed {
+        let checked = resume::Grid {
+            game: &game_name,
+            boards: &boards,
+            agents: &names,
+            playable: &playable,
+            games: args.games,
+            seed: args.seed,
+        };
+        resume::check_exacts(&checked, &exact_path, &opened.exacts)?;
+        exacts = opened
+            .exacts
+            .iter()
+            .map(|e| (e.spec.clone(), e.clone()))
+            .collect();
+        resume::check_rows(&checked, &csv_path, &rows, &exacts)?;
+        // What was read, without a row a crash cut short: new rows are
+        // appended after whole ones.
+        resume::rewrite(&exact_path, &opened.exacts)?;
+        resume::rewrite(&csv_path, &rows)?;
+    }
     let done: BTreeSet<(String, String)> = rows
         .iter()
         .map(|r| (r.spec.clone(), r.agent.clone()))
@@ -748,11 +778,9 @@ pub fn run(
     if !done.is_empty() {
         observer.resumed(done.len(), exacts.len());
     }
-    let csv = Appender {
-        path: args.out.join(CSV_NAME),
-    };
+    let csv = Appender { path: csv_path };
     let exact_csv = Appender {
-        path: args.out.join(EXACT_NAME),
+        path: exact_path.clone(),
     };
 
     // Board by board: the exact value (saved as soon as known), then the
@@ -783,6 +811,24 @@ pub fn run(
             solver = s;
         }
         let exact = &exacts[&b.key];
+        if solver.is_none() && exact.is_solved() && left.iter().any(|&i| board_perfect[i]) {
+            // Resumed: the value is known but the table is gone; solve
+            // again for `perfect` (it fitted the budget before), and check
+            // the saved value before any cell of the board is played.
+            let (again, s) = exact_value(b, budget, args, stop)?;
+            let answer = |e: &Exact| (e.value, e.move_values.clone(), e.best_moves.clone());
+            if again.is_solved() && answer(&again) != answer(exact) {
+                return Err(AnalysisError::Damaged {
+                    path: exact_path.clone(),
+                    why: format!(
+                        "board {}: the saved value {:?} ('{}') is not the solver's {:?} ('{}'); \
+                         remove the board's rows, or the folder, and rerun",
+                        b.key, exact.value, exact.move_values, again.value, again.move_values
+                    ),
+                });
+            }
+            solver = s;
+        }
         for &i in left {
             let agent = if board_perfect[i] {
                 if !exact.is_solved() {
@@ -790,11 +836,6 @@ pub fn run(
                     position += args.games;
                     observer.skipped_to(position);
                     continue;
-                }
-                if solver.is_none() {
-                    // Resumed: the value is known but the table is gone;
-                    // solve again (it fitted the budget before).
-                    solver = exact_value(b, budget, args, stop)?.1;
                 }
                 match &solver {
                     Some(s) => CellAgent::Solved(s),
@@ -808,7 +849,7 @@ pub fn run(
             } else {
                 CellAgent::Spec(&agents[i])
             };
-            let seed = derive_seed(args.seed, stable_hash(&format!("{}|{}", b.key, names[i])));
+            let seed = derive_seed(args.seed, cell_seed(&b.key, &names[i]));
             let t0 = Instant::now();
             let cell = Cell {
                 spec: &b.key,

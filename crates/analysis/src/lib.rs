@@ -47,6 +47,7 @@ pub mod fair;
 pub mod first_move;
 pub mod grid;
 pub mod positions;
+mod resume;
 
 /// Why an analysis could not run or finish.
 #[derive(Debug, Error)]

@@ -226,7 +226,8 @@ pub struct AccuracyRow {
 /// position's index, positions in parallel on `threads` threads.
 ///
 /// # Errors
-/// [`AnalysisError::BadInput`] for a position that does not fit the game,
+/// [`AnalysisError::BadInput`] for a set without positions, a position
+/// that does not fit the game,
 /// an agent that cannot play it or a move the set has no value for
 /// (`origin` names the set in messages); [`AnalysisError::Agent`] for an
 /// agent that fails; [`AnalysisError::Interrupted`] when stopped.
@@ -239,6 +240,14 @@ pub fn accuracy<G: Game>(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<AccuracyRow>> {
+    if set.positions.is_empty() {
+        // No agreement to measure: an interval over no positions says
+        // nothing, so none is given.
+        return Err(bad_input(format!(
+            "{origin} holds no positions: make a set with `mancala analyze exact-positions` \
+             (a stopped one keeps the positions solved so far)"
+        )));
+    }
     let mut states = Vec::with_capacity(set.positions.len());
     for (i, p) in set.positions.iter().enumerate() {
         let state = game

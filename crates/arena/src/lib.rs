@@ -19,7 +19,7 @@ pub mod stats;
 use thiserror::Error;
 
 pub use config::{ConfigError, TournamentConfig};
-pub use log::{EncodedRecord, GameLog, LogError, OutputDir};
+pub use log::{EncodedRecord, FolderLock, GameLog, LogError, OutputDir};
 pub use record::GameRecord;
 pub use report::{pentanomial_table, summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions};

@@ -102,7 +102,55 @@ pub const ENGINE_LOG_DIR: &str = "engines";
 #[derive(Debug)]
 pub struct OutputDir {
     dir: PathBuf,
-    _lock: File,
+    _lock: FolderLock,
+}
+
+/// The lock of an output folder, held by the one run that writes it: an
+/// OS file lock on its `.lock` file, released when the process ends
+/// however it ends. Tournaments hold it through [`OutputDir`]; analyses
+/// that write a folder take it directly.
+#[derive(Debug)]
+pub struct FolderLock {
+    _file: File,
+}
+
+impl FolderLock {
+    /// Takes the lock of the existing folder `dir`.
+    ///
+    /// # Errors
+    /// [`LogError::Locked`] when another run holds it, naming the process
+    /// it wrote in the lock file; [`LogError::Io`] when the lock file
+    /// cannot be made.
+    pub fn take(dir: &Path) -> Result<FolderLock, LogError> {
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let pid = fs::read_to_string(&lock_path).unwrap_or_default();
+                return Err(LogError::Locked {
+                    path: dir.display().to_string(),
+                    pid: if pid.trim().is_empty() {
+                        "unknown".into()
+                    } else {
+                        pid.trim().to_string()
+                    },
+                });
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
+        }
+        // Only for the message a second run prints; the lock is the OS's.
+        lock.set_len(0)
+            .and_then(|()| (&lock).write_all(std::process::id().to_string().as_bytes()))
+            .map_err(io(&lock_path))?;
+        Ok(FolderLock { _file: lock })
+    }
 }
 
 impl OutputDir {
@@ -149,36 +197,9 @@ impl OutputDir {
                 }
             }
         }
-        let lock_path = dir.join(LOCK_FILE);
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                let pid = fs::read_to_string(&lock_path).unwrap_or_default();
-                return Err(LogError::Locked {
-                    path: dir.display().to_string(),
-                    pid: if pid.trim().is_empty() {
-                        "unknown".into()
-                    } else {
-                        pid.trim().to_string()
-                    },
-                });
-            }
-            Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
-        }
-        // Only for the message a second run prints; the lock is the OS's.
-        lock.set_len(0)
-            .and_then(|()| (&lock).write_all(std::process::id().to_string().as_bytes()))
-            .map_err(io(&lock_path))?;
         Ok(OutputDir {
             dir: dir.to_path_buf(),
-            _lock: lock,
+            _lock: FolderLock::take(dir)?,
         })
     }
 
