@@ -38,7 +38,7 @@ use std::time::Instant;
 use mancala_core::{Game, Move, Player};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 
 use crate::eval::SCALE;
 use crate::tt::{Bound, Table, NO_MOVE};
@@ -70,6 +70,13 @@ pub struct MinimaxOptions {
     pub eval: Eval,
     /// Transposition table size in MiB (0: the smallest, 12 KiB).
     pub tt_mib: usize,
+    /// With `Some(m)`, the move is drawn (seeded) among every root move
+    /// searched to within `m` quarter seeds of the best value, instead of
+    /// the first best move in search order: `Some(0)` breaks exact ties at
+    /// random, keeping the agent's strength; a wider margin trades a little
+    /// strength for variety. The other moves' values are settled by one
+    /// null-window search each, at the last completed depth.
+    pub margin: Option<u32>,
 }
 
 impl Default for MinimaxOptions {
@@ -78,6 +85,7 @@ impl Default for MinimaxOptions {
             budget: Budget::Depth(8),
             eval: Eval::Material,
             tt_mib: 16,
+            margin: None,
         }
     }
 }
@@ -325,6 +333,59 @@ impl<G: Game> Minimax<G> {
         best
     }
 
+    /// A move drawn uniformly (with the game's seed) among `best_move` and
+    /// the other root moves whose value at `depth` is within `margin` of
+    /// `best` (player 0's value; `maximising` when player 0 moves). Each
+    /// other move takes one null-window search at the margin's edge; when
+    /// `stop` comes first, the moves found so far are drawn from.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_within(
+        &mut self,
+        game: &G,
+        root: &[Child<G::State>],
+        depth: u32,
+        best_move: Move,
+        best: i32,
+        margin: u32,
+        maximising: bool,
+        stop: &StopCondition<'_>,
+    ) -> Move {
+        let margin = i32::try_from(margin).unwrap_or(i32::MAX);
+        // The value every candidate must reach (player 0's side): at least
+        // `edge` when player 0 moves, at most `edge` otherwise.
+        let edge = if maximising {
+            best.saturating_sub(margin)
+        } else {
+            best.saturating_add(margin)
+        };
+        let mut candidates = vec![best_move];
+        for child in root.iter().filter(|c| c.mv != best_move) {
+            let (alpha, beta) = if maximising {
+                (edge.saturating_sub(1), edge)
+            } else {
+                (edge, edge.saturating_add(1))
+            };
+            let v = self.search(
+                game,
+                &child.state,
+                depth - child.cost,
+                child.width,
+                alpha,
+                beta,
+                stop,
+            );
+            if self.stopped {
+                break;
+            }
+            if (maximising && v >= edge) || (!maximising && v <= edge) {
+                candidates.push(child.mv);
+            }
+        }
+        // In move order, so that the draw depends on the seed alone.
+        candidates.sort();
+        candidates[self.rng.random_range(0..candidates.len())]
+    }
+
     /// The fixed-depth alpha-beta value of `state` for player 0, in quarter
     /// seeds, with every enhancement on (the table is kept between calls).
     /// `state` begins a turn: the free moves of the turn are all left.
@@ -395,6 +456,13 @@ impl<G: Game> Agent<G> for Minimax<G> {
                 if !self.hit_horizon {
                     break;
                 }
+            }
+        }
+        if let (Some(margin), Some(best)) = (self.options.margin, chosen.1) {
+            if completed > 0 {
+                let maximising = mover == Player::ZERO;
+                chosen.0 =
+                    self.draw_within(game, &root, completed, chosen.0, best, margin, maximising, &stop);
             }
         }
         let value_for_mover = chosen.1.map(|v| {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use mancala_core::spec::{bad_value, write_spec, Spec};
 use mancala_core::{Game, SpecError};
 
+use crate::eval::SCALE;
 use crate::tt::MAX_TT_MIB;
 use crate::{
     Agent, Eval, Greedy, Mcts, MctsOptions, Minimax, MinimaxOptions, RandomAgent, RolloutPolicy,
@@ -106,6 +107,9 @@ impl fmt::Display for AgentSpec {
                 }
                 if o.tt_mib != d.tt_mib {
                     opts.push(format!("tt={}", o.tt_mib));
+                }
+                if let Some(m) = o.margin {
+                    opts.push(format!("margin={}", f64::from(m) / f64::from(SCALE)));
                 }
                 write_spec(f, "minimax", &opts)
             }
@@ -262,13 +266,14 @@ pub fn read_budget(spec: &Spec, count: BudgetCount, default: Budget) -> Result<B
 }
 
 impl MinimaxOptions {
-    /// Reads `depth`, `time`, `eval` and `tt` (MiB, from 0 to 4096: each
-    /// agent in each worker thread has its own table).
+    /// Reads `depth`, `time`, `eval`, `tt` (MiB, from 0 to 4096: each
+    /// agent in each worker thread has its own table) and `margin` (seeds,
+    /// a multiple of 0.25 from 0 to 100: see [`MinimaxOptions::margin`]).
     ///
     /// # Errors
     /// [`SpecError`] naming the key and the accepted values.
     pub fn from_spec(spec: &Spec) -> Result<MinimaxOptions, SpecError> {
-        spec.check_keys(&["depth", "time", "eval", "tt"])?;
+        spec.check_keys(&["depth", "time", "eval", "tt", "margin"])?;
         let d = MinimaxOptions::default();
         let eval = match spec.get_choice("eval", Eval::NAMES)? {
             Some(i) => Eval::ALL[i],
@@ -278,8 +283,25 @@ impl MinimaxOptions {
             budget: read_budget(spec, BudgetCount::Depth, d.budget)?,
             eval,
             tt_mib: read_tt_mib(spec)?.unwrap_or(d.tt_mib),
+            margin: read_margin(spec)?,
         })
     }
+}
+
+/// Reads `margin`, in seeds, as quarter seeds (the evaluation's unit).
+fn read_margin(spec: &Spec) -> Result<Option<u32>, SpecError> {
+    let Some(seeds) = spec.get_float("margin", 0.0..=100.0)? else {
+        return Ok(None);
+    };
+    let quarters = seeds * f64::from(SCALE);
+    if quarters.fract() != 0.0 {
+        return Err(bad_value(
+            "margin",
+            spec.get("margin").unwrap_or_default(),
+            "a margin in seeds, a multiple of 0.25 (the evaluation's unit) from 0 to 100",
+        ));
+    }
+    Ok(Some(quarters as u32))
 }
 
 /// Reads `tt`, the table size in MiB, from 0 to [`MAX_TT_MIB`].
@@ -366,6 +388,9 @@ mod tests {
             "minimax:depth=10",
             "minimax:time=200ms",
             "minimax:depth=6,eval=store,tt=4",
+            "minimax:depth=4,margin=0",
+            "minimax:depth=4,margin=0.5",
+            "minimax:time=20ms,margin=2",
             "mcts:sims=2000",
             "mcts:time=100ms,c=2",
             "mcts:sims=50,rollout=greedy,reuse=false",
@@ -395,7 +420,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("'sims'") && e.contains("depth, time, eval, tt"),
+            e.contains("'sims'") && e.contains("depth, time, eval, tt, margin"),
             "{e}"
         );
         let e = "mcts:time=fast"
@@ -418,6 +443,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("random, heuristic, greedy"), "{e}");
+        for bad in ["minimax:margin=0.3", "minimax:margin=-1", "minimax:margin=x"] {
+            let e = bad.parse::<AgentSpec>().unwrap_err().to_string();
+            assert!(e.contains("margin"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! must be a best move by the plain minimax, and its reported value the best
 //! value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use mancala_agents::minimax::TURN_WIDTH;
 use mancala_agents::{Agent, Budget, Eval, Minimax, MinimaxOptions};
@@ -163,6 +163,7 @@ fn compare<G: Game>(
     eval: Eval,
 ) -> Seen {
     let options = |tt_mib| MinimaxOptions {
+        margin: None,
         budget: Budget::Depth(1),
         eval,
         tt_mib,
@@ -220,6 +221,7 @@ fn check_choices<G: Game>(label: &str, game: &G, positions: &[G::State], depth: 
         budget: Budget::Depth(depth),
         eval,
         tt_mib: 1,
+        margin: None,
     });
     agent.new_game(9);
     let mut seen = Seen::default();
@@ -270,6 +272,80 @@ fn check_choices<G: Game>(label: &str, game: &G, positions: &[G::State], depth: 
         "{label}: only {checked} positions of {} checked",
         positions.len()
     );
+}
+
+/// The plain minimax value, for player 0, of playing `mv` in `state` and
+/// searching on to `depth` turns in all.
+fn move_value<G: Game>(
+    game: &G,
+    state: &G::State,
+    mv: Move,
+    depth: u32,
+    eval: Eval,
+    seen: &mut Seen,
+) -> i32 {
+    let mover = game.to_move(state);
+    let mut next = state.clone();
+    game.try_play(&mut next, mv).expect("a legal move");
+    let keeps_turn = game.to_move(&next) == mover;
+    let width = if keeps_turn {
+        game.legal_moves(state).len() as u32
+    } else {
+        1
+    };
+    plain_minimax(game, &next, depth - u32::from(!keeps_turn), width, eval, seen)
+}
+
+/// With a margin, every move the agent plays is within the margin of the
+/// best by plain minimax, and over many seeds every such move is played.
+fn check_margin<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u32, margin: u32) {
+    let eval = Eval::Store;
+    let mut seen = Seen::default();
+    let mut agent = Minimax::<G>::new(MinimaxOptions {
+        budget: Budget::Depth(depth),
+        eval,
+        tt_mib: 1,
+        margin: Some(margin),
+    });
+    let mut varied = 0;
+    for (i, state) in positions.iter().enumerate() {
+        let Some(mover) = game.to_move(state) else {
+            continue;
+        };
+        let moves = game.legal_moves(state);
+        if moves.len() < 2 {
+            continue;
+        }
+        let sign = if mover == Player::ZERO { 1 } else { -1 };
+        let values: Vec<(Move, i32)> = moves
+            .into_iter()
+            .map(|mv| (mv, sign * move_value(game, state, mv, depth, eval, &mut seen)))
+            .collect();
+        let best = values.iter().map(|(_, v)| *v).max().unwrap();
+        let within: BTreeSet<Move> = values
+            .iter()
+            .filter(|(_, v)| *v >= best - margin as i32)
+            .map(|(m, _)| *m)
+            .collect();
+        let mut played = BTreeSet::new();
+        for seed in 0..40 {
+            agent.new_game(seed);
+            played.insert(agent.choose(game, state).expect("a move"));
+        }
+        let where_ = format!("{label}, margin {margin}, position #{i} {}", game.setup(state));
+        assert_eq!(played, within, "moves played against moves within the margin: {where_}");
+        varied += usize::from(within.len() > 1);
+    }
+    assert!(varied >= positions.len() / 10, "{label}: {varied} positions with a choice");
+}
+
+#[test]
+fn a_margin_draws_among_the_moves_within_it() {
+    let game = kalah("kalah:pits=4,seeds=3");
+    let positions = random_positions(&game, 5, 60, 0..20);
+    for margin in [0, 4, 8] {
+        check_margin("kalah 4x3", &game, &positions, 3, margin);
+    }
 }
 
 fn kalah(spec: &str) -> KalahRules {
