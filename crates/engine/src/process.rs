@@ -15,7 +15,7 @@ use crate::EngineError;
 
 /// Longest line an engine may print; a longer one is garbage (and may be a
 /// runaway loop filling memory).
-pub const MAX_LINE_BYTES: u64 = 1 << 20;
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// How often a wait looks at the cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
@@ -272,11 +272,11 @@ fn spawn_reader(stdout: impl Read + Send + 'static) -> Receiver<Line> {
             loop {
                 let mut buf = Vec::new();
                 match (&mut reader)
-                    .take(MAX_LINE_BYTES)
+                    .take(MAX_LINE_BYTES as u64)
                     .read_until(b'\n', &mut buf)
                 {
                     Ok(0) => return,
-                    Ok(n) if n as u64 == MAX_LINE_BYTES && buf.last() != Some(&b'\n') => {
+                    Ok(n) if n == MAX_LINE_BYTES && buf.last() != Some(&b'\n') => {
                         let _ = send.send(Err(format!(
                             "a line longer than {} KiB",
                             MAX_LINE_BYTES / 1024
