@@ -277,3 +277,79 @@ fn engines_play_in_a_tournament_and_their_faults_are_recorded() {
         "{crash_log}"
     );
 }
+
+/// `mancala engine` survives what a runner may send it: a `position` it
+/// cannot read (which leaves no position to answer `go` for), a line that
+/// is not UTF-8, and a line of 64 MiB, which it skips without keeping.
+#[test]
+fn the_engine_command_survives_bad_lines() {
+    let mut child = command()
+        .args(["engine", "minimax:depth=2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |command: &[u8], replies: usize| -> Vec<String> {
+        input.write_all(command).unwrap();
+        input.write_all(b"\n").unwrap();
+        input.flush().unwrap();
+        (0..replies)
+            .map(|_| {
+                let mut line = String::new();
+                output.read_line(&mut line).unwrap();
+                line.trim_end().to_string()
+            })
+            .collect()
+    };
+    ask(b"newgame kalah:pits=4,seeds=3", 0);
+    ask(b"position startpos moves 2", 0);
+    assert!(ask(b"go", 2)[1].starts_with("bestmove "));
+    // A broken `position` clears the one before.
+    assert!(ask(b"position startpos moves x", 1)[0].starts_with("error "));
+    let go = ask(b"go", 1);
+    assert!(go[0].starts_with("error no valid position"), "{go:?}");
+    // One byte that is not UTF-8: an `error`, and the engine goes on.
+    ask(b"position startpos moves 2", 0);
+    let bad = ask(b"position startpos moves \xff", 1);
+    assert!(
+        bad[0].starts_with("error a line that is not UTF-8"),
+        "{bad:?}"
+    );
+    assert_eq!(ask(b"isready", 1), ["readyok"]);
+    let go = ask(b"go", 1);
+    assert!(go[0].starts_with("error no valid position"), "{go:?}");
+    // A line of 64 MiB costs no 64 MiB of memory.
+    let peak = || peak_memory_kib(pid);
+    let before = peak();
+    let mut long = b"position startpos moves ".to_vec();
+    long.resize(64 << 20, b'1');
+    let too_long = ask(&long, 1);
+    assert!(
+        too_long[0].starts_with("error a line of 67108864 bytes is longer than"),
+        "{}",
+        too_long[0].chars().take(200).collect::<String>()
+    );
+    assert!(too_long[0].len() < 300, "the line is not echoed back");
+    let grown = peak() - before;
+    assert!(grown < 16 << 10, "the engine grew by {grown} KiB");
+    // It was a `position`, if a broken one: there is no position now.
+    let go = ask(b"go", 1);
+    assert!(go[0].starts_with("error no valid position"), "{go:?}");
+    ask(b"position startpos moves 2", 0);
+    assert!(ask(b"go", 2)[1].starts_with("bestmove "));
+    ask(b"quit", 0);
+    assert!(child.wait().unwrap().success());
+}
+
+/// The most memory process `pid` has held so far (VmHWM), in KiB.
+fn peak_memory_kib(pid: u32) -> i64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in {status}"))
+}
