@@ -8,6 +8,16 @@ use std::process::{Command, Stdio};
 
 use crate::util::{command, mancala, stderr, BIN};
 
+/// The reasons of a match's forfeits (its JSON's `errors`).
+fn errors(r: &serde_json::Value) -> Vec<String> {
+    r["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no errors in {r}"))
+        .iter()
+        .map(|e| e["error"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 /// `mancala match A B --json`, as JSON.
 fn match_json(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
@@ -144,7 +154,15 @@ fn misbehaving_engines_lose_their_games_and_the_match_completes() {
         eprintln!("skipped: no python3");
         return;
     }
-    for mode in ["crash", "hang", "garbage", "illegal", "silent", "refuse"] {
+    for (mode, reason) in [
+        ("crash", "the engine exited while we waited for bestmove"),
+        ("hang", "no `bestmove` within"),
+        ("garbage", "garbage from the engine"),
+        ("illegal", "illegal move"),
+        // After three failed starts an instance says so instead.
+        ("silent", "start"),
+        ("refuse", "refused `newgame"),
+    ] {
         let spec = format!(
             "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=50ms,handshake=1s"
         );
@@ -152,6 +170,10 @@ fn misbehaving_engines_lose_their_games_and_the_match_completes() {
         assert_eq!(r["games"], 4, "{mode}: {r}");
         assert_eq!(r["a_wdl"], serde_json::json!([0, 0, 4]), "{mode}: {r}");
         assert_eq!(r["forfeits"], 4, "{mode}: {r}");
+        // The JSON gives each forfeit's reason, not only their count.
+        let reasons = errors(&r);
+        assert_eq!(reasons.len(), 4, "{mode}: {r}");
+        assert!(reasons.iter().all(|e| e.contains(reason)), "{mode}: {r}");
     }
 }
 
