@@ -478,6 +478,10 @@ fn bad_engine_specs_are_refused_up_front() {
             "engine program `./no/such/bot` not found",
         ),
         ("engine:cmd=no-such-program-xyz", "not found on PATH"),
+        (
+            "engine:cmd=tests/engines",
+            "engine program `tests/engines` is a directory, not a program",
+        ),
         ("engine:movetime=1s", "cmd="),
         ("engine:cmd=python3 x.py,go=fast", "unknown option 'go'"),
     ] {
