@@ -275,11 +275,14 @@ fn report(
     let mut first = Wdl::default();
     let mut margins = Vec::new();
     let mut forfeits = 0;
+    // Why each forfeited game was lost, for --json (the text points there).
+    let mut errors = Vec::new();
     for r in records {
         a.record(score_of_first_agent(r))?;
         first.record(r.first_seat_score())?;
         if r.is_forfeit() {
             forfeits += 1;
+            errors.push(json!({ "game": r.id, "error": r.error }));
         } else {
             margins.push(f64::from(if r.seats[0] == 0 {
                 r.margin
@@ -316,6 +319,7 @@ fn report(
             "a_mean_margin": margin.as_ref().map(|m| m.mean),
             "a_mean_margin_95": margin.as_ref().map(|m| [m.lo, m.hi]),
             "forfeits": forfeits,
+            "errors": errors,
         });
         if let Some((sprt, cap)) = sprt {
             let mut status = serde_json::to_value(sprt.status())?;

@@ -9,7 +9,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use mancala_agents::{derive_seed, Agent, SearchInfo};
+use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, EndReason, Game, Move, Outcome, Player};
+use mancala_engine::protocol::{read_line, skip_rest_of_line, InputLine};
+use mancala_engine::MAX_LINE_BYTES;
 
 use crate::bad_input;
 use crate::board::{render_view, View};
@@ -155,10 +158,9 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
     }
 
     /// Plays until the game ends, the person quits or the input ends.
-    fn run(&mut self, input: impl BufRead) -> Result<()> {
+    fn run(&mut self, mut input: impl BufRead) -> Result<()> {
         self.intro()?;
         self.board()?;
-        let mut lines = input.lines();
         loop {
             let Some(mover) = self.game.to_move(&self.state) else {
                 return self.game_over();
@@ -168,7 +170,11 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
                 continue;
             }
             self.prompt()?;
-            let line = match lines.next() {
+            // Lines are capped as the engine protocol's are: a runaway
+            // pipe's line is skipped, neither kept nor echoed.
+            let read = read_line(&mut input, MAX_LINE_BYTES)
+                .context("reading a move from standard input")?;
+            let line = match read {
                 None => {
                     writeln!(
                         self.out,
@@ -178,14 +184,23 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
                     self.print_moves()?;
                     return Ok(());
                 }
-                Some(Err(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                Some(InputLine::NotUtf8(_)) => {
                     writeln!(self.out, "\nthat line is not valid text; try again.")?;
                     continue;
                 }
-                Some(line) => line.context("reading a move from standard input")?,
+                Some(InputLine::TooLong(_)) => {
+                    skip_rest_of_line(&mut input).context("reading a move from standard input")?;
+                    writeln!(
+                        self.out,
+                        "\nthat line is too long (over {} KiB); try again.",
+                        MAX_LINE_BYTES / 1024
+                    )?;
+                    continue;
+                }
+                Some(InputLine::Text(line)) => line,
             };
             if self.echo {
-                writeln!(self.out, "{line}")?;
+                writeln!(self.out, "{}", truncate_input(&line))?;
             }
             match self.human_input(&line)? {
                 Flow::Continue => {}
@@ -313,8 +328,9 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
         }
         let mv = Move::parse_human(word).map_err(|_| {
             format!(
-                "'{word}' is not a move or a command: type a pit number (1-{n}), or hint, \
-                 undo, help, quit"
+                "'{}' is not a move or a command: type a pit number (1-{n}), or hint, \
+                 undo, help, quit",
+                truncate_input(word)
             )
         })?;
         if legal.contains(mv) {

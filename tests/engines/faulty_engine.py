@@ -7,6 +7,9 @@ Nth `go` (default 3), then does what its first argument says:
   illegal  answers a pit that is empty or out of range
   silent   never finishes the introduction (no `mancalaok`)
   refuse   answers `error` to every `newgame`
+
+When MANCALA_TEST_PIDS names a file, the engine appends its pid there, so
+that a test can check that it is not left running.
 """
 
 import os
@@ -19,6 +22,9 @@ from greedy_kalah import parse_game  # noqa: E402
 mode = sys.argv[1]
 fault_at = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 game, pos, goes = None, None, 0
+if os.environ.get("MANCALA_TEST_PIDS"):
+    with open(os.environ["MANCALA_TEST_PIDS"], "a") as f:
+        f.write(f"{os.getpid()}\n")
 
 
 def say(line):

@@ -1,12 +1,111 @@
 //! End-to-end tests of the engine protocol: `mancala engine` serving an
 //! agent, external engines (a Python example, the binary itself, and
 //! misbehaving ones) playing matches, and every failure costing the game
-//! in which it happened, never the run.
+//! in which it happened, never the run, and leaving no process behind.
+//!
+//! The test engines (`tests/engines/*.py`) append the pid of each of their
+//! processes to the file named by `MANCALA_TEST_PIDS`, which they inherit
+//! from `mancala`: [`Pids`] then checks that none is left.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::util::{command, mancala, stderr, BIN};
+
+/// The processes that the test engines of one run started.
+struct Pids {
+    dir: tempfile::TempDir,
+}
+
+impl Pids {
+    fn new() -> Pids {
+        Pids {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join("pids")
+    }
+
+    /// Runs the binary with `args`, its engines recording their pids here.
+    fn mancala(&self, args: &[&str]) -> Output {
+        command()
+            .env("MANCALA_TEST_PIDS", self.file())
+            .args(args)
+            .output()
+            .expect("run mancala")
+    }
+
+    /// Insists that the engines recorded at least `at_least` processes
+    /// (so that the check is not vacuous) and that none is running now.
+    /// Killed processes take a moment to die: each gets a few seconds.
+    fn assert_none_left(&self, at_least: usize, what: &str) {
+        let text = std::fs::read_to_string(self.file()).unwrap_or_default();
+        let pids: Vec<u32> = text.lines().map(|l| l.parse().unwrap()).collect();
+        assert!(pids.len() >= at_least, "{what}: only {pids:?} recorded");
+        let until = Instant::now() + Duration::from_secs(5);
+        for pid in pids {
+            while running(pid) {
+                assert!(
+                    Instant::now() < until,
+                    "{what}: process {pid} of the engine is still running"
+                );
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie (a zombie has ended;
+/// whoever inherited it reaps it when they get to it).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `PID (NAME) STATE ...`; the name may hold spaces and parentheses.
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|at| stat[at + 1..].split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
+}
+
+/// `mancala match A B --json` with the pids of its engines kept in `pids`.
+fn match_with(pids: &Pids, a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "match",
+        a,
+        b,
+        "--game",
+        "kalah:pits=4,seeds=3",
+        "--games",
+        games,
+        "--json",
+        "--threads",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let o = pids.mancala(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("JSON")
+}
+
+/// The reasons of a match's forfeits (its JSON's `errors`).
+fn errors(r: &serde_json::Value) -> Vec<String> {
+    r["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no errors in {r}"))
+        .iter()
+        .map(|e| e["error"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// An `engine:` spec of `tests/engines/nasty_engine.py MODE`.
+fn nasty(mode: &str, options: &str) -> String {
+    format!("engine:cmd=python3 tests/engines/nasty_engine.py {mode},{options}")
+}
 
 /// `mancala match A B --json`, as JSON.
 fn match_json(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
@@ -144,15 +243,231 @@ fn misbehaving_engines_lose_their_games_and_the_match_completes() {
         eprintln!("skipped: no python3");
         return;
     }
-    for mode in ["crash", "hang", "garbage", "illegal", "silent", "refuse"] {
+    for (mode, reason) in [
+        ("crash", "the engine exited while we waited for bestmove"),
+        ("hang", "no `bestmove` within"),
+        ("garbage", "garbage from the engine"),
+        ("illegal", "illegal move"),
+        // After three failed starts an instance says so instead.
+        ("silent", "start"),
+        ("refuse", "refused `newgame"),
+    ] {
         let spec = format!(
             "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=50ms,handshake=1s"
         );
-        let r = match_json(&spec, "random", "4", &[]);
+        let pids = Pids::new();
+        let r = match_with(&pids, &spec, "random", "4", &[]);
         assert_eq!(r["games"], 4, "{mode}: {r}");
         assert_eq!(r["a_wdl"], serde_json::json!([0, 0, 4]), "{mode}: {r}");
         assert_eq!(r["forfeits"], 4, "{mode}: {r}");
+        // The JSON gives each forfeit's reason, not only their count.
+        let reasons = errors(&r);
+        assert_eq!(reasons.len(), 4, "{mode}: {r}");
+        assert!(reasons.iter().all(|e| e.contains(reason)), "{mode}: {r}");
+        pids.assert_none_left(1, mode);
     }
+}
+
+/// An engine printing `info` lines without end, during its `go` or while
+/// its opponent thinks, floods: it loses the game at once (not at its
+/// time limit, with a runner grown by gigabytes), and is killed.
+#[test]
+fn a_flooding_engine_forfeits_and_is_killed() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    for (mode, fault_at) in [("flood-go", 2), ("flood-idle", 1)] {
+        let pids = Pids::new();
+        let spec = format!(
+            "engine:cmd=python3 tests/engines/nasty_engine.py {mode} {fault_at},movetime=1s"
+        );
+        let r = match_with(&pids, &spec, "random", "2", &[]);
+        assert_eq!(r["forfeits"], 2, "{mode}: {r}");
+        for e in errors(&r) {
+            assert!(e.contains("the engine flooded its output"), "{mode}: {e}");
+        }
+        pids.assert_none_left(2, mode);
+    }
+}
+
+/// An engine started through a wrapper script, or that starts a helper of
+/// its own, leaves no process behind, whether it hangs or quits cleanly.
+#[test]
+fn engines_leave_no_process_behind() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    // The shell waits for its engine; the engine hangs at its 2nd `go`.
+    let pids = Pids::new();
+    let wrapped =
+        "engine:cmd=sh tests/engines/wrapper.sh faulty_engine.py hang 2,movetime=50ms,name=wrapped";
+    let r = match_with(&pids, wrapped, "random", "2", &[]);
+    assert_eq!(r["forfeits"], 2, "{r}");
+    pids.assert_none_left(2, "a wrapped engine that hangs");
+    // A helper that sleeps for an hour, of an engine that plays and quits.
+    let pids = Pids::new();
+    let r = match_with(&pids, &nasty("fork", "movetime=1s"), "random", "2", &[]);
+    assert_eq!(r["forfeits"], 0, "{r}");
+    pids.assert_none_left(2, "an engine that forks");
+}
+
+/// An engine that exits while a child of its holds its output open loses
+/// the game at once, as an exit: its output never closes, and the runner
+/// used to wait for the whole time limit.
+#[test]
+fn an_engine_that_exits_is_noticed_while_its_child_holds_the_pipe() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let r = match_with(&pids, &nasty("orphan", "movetime=5s"), "random", "2", &[]);
+    assert_eq!(r["forfeits"], 2, "{r}");
+    for e in errors(&r) {
+        assert!(
+            e.contains("the engine exited while we waited for bestmove"),
+            "{e}"
+        );
+    }
+    pids.assert_none_left(4, "an engine that exits, leaving a child");
+}
+
+/// A second `bestmove` to one `go` is stale: it must not answer the next.
+#[test]
+fn a_stale_second_answer_does_not_answer_the_next_go() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let r = match_with(&pids, &nasty("double", "movetime=2s"), "random", "4", &[]);
+    assert_eq!(r["forfeits"], 0, "{r}");
+    assert_eq!(r["games"], 4, "{r}");
+    pids.assert_none_left(1, "an engine that answers twice");
+}
+
+/// A line that is not UTF-8 is garbage that costs the game, not the run.
+#[test]
+fn an_answer_that_is_not_text_is_garbage() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let r = match_with(&pids, &nasty("binary", "movetime=1s"), "random", "2", &[]);
+    assert_eq!(r["forfeits"], 2, "{r}");
+    for e in errors(&r) {
+        assert!(e.contains("garbage from the engine: `bestmove"), "{e}");
+    }
+    pids.assert_none_left(1, "an engine that prints bytes");
+}
+
+/// An engine that keeps printing `info` but never answers is reported with
+/// the time it was given, not the time since its last line.
+#[test]
+fn a_timeout_counts_from_the_go_not_from_the_last_line() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let r = match_with(
+        &pids,
+        &nasty("chatty", "movetime=200ms"),
+        "random",
+        "2",
+        &[],
+    );
+    assert_eq!(r["forfeits"], 2, "{r}");
+    for e in errors(&r) {
+        let waited: u64 = e
+            .split("no `bestmove` within ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or_else(|| panic!("{e}"));
+        // 200 ms plus the margin of 100 ms + 20 ms.
+        assert!(waited >= 320, "{e}");
+    }
+    pids.assert_none_left(2, "a chatty engine");
+}
+
+/// `mancala engine` survives what a runner may send it: a `position` it
+/// cannot read (which leaves no position to answer `go` for), a line that
+/// is not UTF-8, and a line of 64 MiB, which it skips without keeping.
+#[test]
+fn the_engine_command_survives_bad_lines() {
+    let mut child = command()
+        .args(["engine", "minimax:depth=2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut ask = |command: &[u8], replies: usize| -> Vec<String> {
+        input.write_all(command).unwrap();
+        input.write_all(b"\n").unwrap();
+        input.flush().unwrap();
+        (0..replies)
+            .map(|_| {
+                let mut line = String::new();
+                output.read_line(&mut line).unwrap();
+                line.trim_end().to_string()
+            })
+            .collect()
+    };
+    ask(b"newgame kalah:pits=4,seeds=3", 0);
+    ask(b"position startpos moves 2", 0);
+    assert!(ask(b"go", 2)[1].starts_with("bestmove "));
+    // A broken `position` clears the one before.
+    assert!(ask(b"position startpos moves x", 1)[0].starts_with("error "));
+    let go = ask(b"go", 1);
+    assert!(go[0].starts_with("error no valid position"), "{go:?}");
+    // One byte that is not UTF-8: an `error`, and the engine goes on.
+    ask(b"position startpos moves 2", 0);
+    let bad = ask(b"position startpos moves \xff", 1);
+    assert!(
+        bad[0].starts_with("error a line that is not UTF-8"),
+        "{bad:?}"
+    );
+    assert_eq!(ask(b"isready", 1), ["readyok"]);
+    let go = ask(b"go", 1);
+    assert!(go[0].starts_with("error no valid position"), "{go:?}");
+    // A line of 64 MiB costs no 64 MiB of memory.
+    let peak = || peak_memory_kib(pid);
+    let before = peak();
+    let mut long = b"position startpos moves ".to_vec();
+    long.resize(64 << 20, b'1');
+    let too_long = ask(&long, 1);
+    assert!(
+        too_long[0].starts_with("error a line of 67108864 bytes is longer than"),
+        "{}",
+        too_long[0].chars().take(200).collect::<String>()
+    );
+    assert!(too_long[0].len() < 300, "the line is not echoed back");
+    let grown = peak() - before;
+    assert!(grown < 16 << 10, "the engine grew by {grown} KiB");
+    // It was a `position`, if a broken one: there is no position now.
+    let go = ask(b"go", 1);
+    assert!(go[0].starts_with("error no valid position"), "{go:?}");
+    ask(b"position startpos moves 2", 0);
+    assert!(ask(b"go", 2)[1].starts_with("bestmove "));
+    ask(b"quit", 0);
+    assert!(child.wait().unwrap().success());
+}
+
+/// The most memory process `pid` has held so far (VmHWM), in KiB.
+fn peak_memory_kib(pid: u32) -> i64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in {status}"))
 }
 
 #[test]
@@ -163,6 +478,10 @@ fn bad_engine_specs_are_refused_up_front() {
             "engine program `./no/such/bot` not found",
         ),
         ("engine:cmd=no-such-program-xyz", "not found on PATH"),
+        (
+            "engine:cmd=tests/engines",
+            "engine program `tests/engines` is a directory, not a program",
+        ),
         ("engine:movetime=1s", "cmd="),
         ("engine:cmd=python3 x.py,go=fast", "unknown option 'go'"),
     ] {
@@ -207,7 +526,8 @@ fn engines_play_in_a_tournament_and_their_faults_are_recorded() {
     let path = dir.path().join("engines.toml");
     std::fs::write(&path, config).unwrap();
     let out = dir.path().join("out");
-    let o = mancala(&[
+    let pids = Pids::new();
+    let o = pids.mancala(&[
         "tournament",
         path.to_str().unwrap(),
         "-o",
@@ -217,6 +537,7 @@ fn engines_play_in_a_tournament_and_their_faults_are_recorded() {
         "2",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    pids.assert_none_left(4, "the engines of a tournament");
     let games = std::fs::read_to_string(out.join("games.csv")).unwrap();
     let rows: Vec<Vec<&str>> = games
         .lines()
@@ -276,4 +597,62 @@ fn engines_play_in_a_tournament_and_their_faults_are_recorded() {
         crash_log.contains("--- mancala: starting python3"),
         "{crash_log}"
     );
+}
+
+/// An engine's standard error is kept, but only its beginning and its end:
+/// an engine printing without end cannot fill the disk.
+#[test]
+fn engine_stderr_logs_keep_their_beginning_and_end_only() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let config = format!(
+        "name = \"stderr\"\ngame = \"kalah:pits=4,seeds=3\"\ngames_per_pair = 2\nseed = 3\n\
+         [[agents]]\nspec = \"greedy\"\n\
+         [[agents]]\nname = \"noisy\"\n\
+         command = [\"python3\", \"{root}/tests/engines/nasty_engine.py\", \"stderr\"]\n\
+         go = \"movetime 1000\"\n"
+    );
+    let path = dir.path().join("stderr.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.path().join("out");
+    let pids = Pids::new();
+    let o = pids.mancala(&[
+        "tournament",
+        path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let logs: Vec<_> = std::fs::read_dir(out.join("engines"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!logs.is_empty());
+    for log in logs {
+        let bytes = std::fs::read(&log).unwrap();
+        // The engine printed 8 MiB; 1 MiB of head and 1 MiB of tail stay.
+        assert!(
+            bytes.len() < (2 << 20) + 4096,
+            "{}: {} bytes",
+            log.display(),
+            bytes.len()
+        );
+        let text = String::from_utf8_lossy(&bytes);
+        for part in [
+            "--- mancala: starting python3",
+            "BEGIN-OF-STDERR",
+            "bytes left out",
+            "END-OF-STDERR",
+        ] {
+            assert!(text.contains(part), "{}: no {part}", log.display());
+        }
+    }
+    pids.assert_none_left(1, "a noisy engine");
 }

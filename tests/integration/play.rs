@@ -162,3 +162,26 @@ fn bad_arguments_exit_with_code_2() {
     let out = play(&["--opponent", "random", "--first", "--second"], "");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// A runaway pipe's line of 8 MiB is skipped: neither kept, echoed, nor
+/// quoted in the error message.
+#[test]
+fn a_huge_line_is_not_echoed_back() {
+    let input = format!("{}\n1\nq\n", "7".repeat(8 << 20));
+    let out = play(
+        &[
+            "--game",
+            "kalah:pits=3,seeds=1",
+            "--opponent",
+            "random",
+            "--seed",
+            "1",
+        ],
+        &input,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("that line is too long"), "{stdout}");
+    assert!(stdout.contains("you play 1"), "{stdout}");
+    assert!(stdout.len() < 64 << 10, "{} bytes of output", stdout.len());
+}

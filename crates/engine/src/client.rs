@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use mancala_agents::{Agent, AgentError, SearchInfo, StopCondition};
 use mancala_core::{Game, Move};
 
+use crate::log::EngineLog;
 use crate::process::EngineProcess;
 use crate::protocol::{Command, GoLimits, PositionBase, Reply};
 use crate::EngineError;
@@ -50,7 +51,8 @@ pub struct EngineConfig {
     /// The limits of every `go`.
     pub go: GoLimits,
     /// Where each instance appends its standard error
-    /// (`<dir>/<name>.<instance>.stderr`); `None` drops it.
+    /// (`<dir>/<name>.<instance>.stderr`, capped: see [`EngineLog`]);
+    /// `None` drops it.
     pub stderr_dir: Option<PathBuf>,
     /// Time to start and to get ready for a game.
     pub handshake_timeout: Duration,
@@ -83,6 +85,9 @@ pub struct ExternalAgent {
     game_spec: String,
     instance: usize,
     process: Option<EngineProcess>,
+    /// The instance's stderr log, opened at its first start and kept over
+    /// restarts (its size cap is for the instance, not for each start).
+    log: Option<EngineLog>,
     failed_starts: u32,
     /// Why the current game cannot be played, found while preparing it.
     not_ready: Option<String>,
@@ -100,6 +105,7 @@ impl ExternalAgent {
             game_spec,
             instance: INSTANCES.fetch_add(1, Ordering::Relaxed),
             process: None,
+            log: None,
             failed_starts: 0,
             not_ready: None,
             history: Vec::new(),
@@ -119,6 +125,16 @@ impl ExternalAgent {
             .map(|dir| dir.join(format!("{}.{}.stderr", self.config.name, self.instance)))
     }
 
+    /// The stderr log, opened on first use.
+    fn log(&mut self) -> Result<Option<EngineLog>, EngineError> {
+        if self.log.is_none() {
+            if let Some(path) = self.stderr_path() {
+                self.log = Some(EngineLog::open(&path)?);
+            }
+        }
+        Ok(self.log.clone())
+    }
+
     /// Starts the engine if needed and prepares it for a game.
     fn prepare(&mut self, seed: u64) -> Result<(), String> {
         if self.process.is_none() {
@@ -128,13 +144,15 @@ impl ExternalAgent {
                     self.config.name, self.failed_starts
                 ));
             }
-            let started = EngineProcess::start(
-                &self.config.command,
-                self.config.workdir.as_ref(),
-                self.stderr_path().as_ref(),
-                self.config.handshake_timeout,
-                None,
-            );
+            let started = self.log().and_then(|log| {
+                EngineProcess::start(
+                    &self.config.command,
+                    self.config.workdir.as_ref(),
+                    log.as_ref(),
+                    self.config.handshake_timeout,
+                    None,
+                )
+            });
             match started {
                 Ok(mut process) => {
                     self.failed_starts = 0;
@@ -156,8 +174,12 @@ impl ExternalAgent {
             }
         }
         let process = self.process.as_mut().expect("started above");
-        let deadline = Instant::now() + self.config.handshake_timeout;
+        let since = Instant::now();
+        let deadline = since + self.config.handshake_timeout;
         let mut prepare = || -> Result<(), EngineError> {
+            // What the engine printed after the last game's last move
+            // must not pass for its answer to this game's `newgame`.
+            process.clear_stale(since, deadline, None)?;
             if process.id.has_option(SEED_OPTION) {
                 process.send(&Command::SetOption {
                     name: SEED_OPTION.into(),
@@ -221,11 +243,14 @@ impl ExternalAgent {
             .deadline
             .map_or(started + own_limit, |d| d.min(started + own_limit));
         let process = self.process.as_mut().expect("a prepared engine");
+        // A second `bestmove` to the last `go`, or `info`s printed since,
+        // must not answer this one.
+        process.clear_stale(started, deadline, stop.cancel)?;
         process.send(&position)?;
         process.send(&Command::Go(go))?;
         self.info = SearchInfo::default();
         loop {
-            match process.next_reply("bestmove", deadline, stop.cancel)? {
+            match process.next_reply("bestmove", started, deadline, stop.cancel)? {
                 Reply::Info(info) => {
                     self.info.depth = info.depth.unwrap_or(self.info.depth);
                     self.info.nodes = info.nodes.unwrap_or(self.info.nodes);
@@ -233,6 +258,10 @@ impl ExternalAgent {
                 }
                 Reply::BestMove(mv) => {
                     self.info.elapsed = started.elapsed();
+                    // Marks where this move's output ends, for the next
+                    // `clear_stale`. An engine that no longer reads its
+                    // input is found out at its next command.
+                    let _ = process.fence();
                     return Ok(mv);
                 }
                 Reply::Error(why) => return Err(EngineError::Refused(why)),

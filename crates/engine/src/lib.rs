@@ -4,8 +4,9 @@
 //!
 //! - [`ExternalAgent`] runs a program and plays it as an
 //!   [`Agent`](mancala_agents::Agent). Every wait has a deadline, so a
-//!   program that hangs, crashes or prints garbage loses the game it was
-//!   playing and is started again for the next; it never blocks the runner.
+//!   program that hangs, crashes, floods its output or prints garbage loses
+//!   the game it was playing and is started again for the next; it never
+//!   blocks the runner, fills its memory or its disk, or outlives it.
 //! - [`serve`] is the other side: it answers the protocol on behalf of any
 //!   agent (`mancala engine AGENT_SPEC`).
 //! - [`protocol`] reads and writes the lines themselves.
@@ -13,6 +14,7 @@
 //! The protocol is specified in `docs/engine-protocol.md`.
 
 mod client;
+mod log;
 mod process;
 pub mod protocol;
 mod server;
@@ -27,8 +29,12 @@ pub use client::{
     movetime_margin, EngineConfig, ExternalAgent, DEFAULT_HANDSHAKE_TIMEOUT, MAX_FAILED_STARTS,
     SEED_OPTION, UNLIMITED_GO_TIMEOUT,
 };
-pub use process::{EngineId, EngineProcess, MAX_LINE_BYTES};
-pub use protocol::{Command, GoLimits, Reply};
+pub use log::{EngineLog, LOG_HEAD_BYTES, LOG_TAIL_BYTES};
+pub use process::{
+    EngineId, EngineProcess, FLOOD_BURST_BYTES, FLOOD_RATE_BYTES, MAX_HELD_BYTES, MAX_HELD_LINES,
+    MAX_LINE_BYTES,
+};
+pub use protocol::{Command, GoLimits, InputLine, Reply};
 pub use server::{serve, AgentSource};
 pub use spec::ENGINE_SPEC_NAME;
 
@@ -97,6 +103,10 @@ pub enum EngineError {
     /// Its output could not be read as lines.
     #[error("unreadable output: {0}")]
     Output(String),
+    /// It printed more than the protocol's flood limits allow (and was
+    /// killed).
+    #[error("the engine flooded its output: {0}")]
+    Flood(String),
     /// A line that is not a reply.
     #[error(transparent)]
     Protocol(#[from] ProtocolError),

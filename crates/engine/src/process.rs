@@ -1,27 +1,61 @@
-//! One running engine program: its pipes, a reader thread, and replies
-//! awaited with a deadline, so that no engine can block its caller.
+//! One running engine program: its pipes, the threads that read them, and
+//! replies awaited with a deadline, so that no engine can block its caller,
+//! fill its memory, or outlive it.
+//!
+//! The engine runs in a process group of its own, and the whole group is
+//! killed when the engine is done with: a wrapper script (`sh -c ...`) or
+//! an engine that starts helpers leaves nothing behind.
 
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::collections::VecDeque;
+use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command as Process, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::protocol::{Command, OptionDecl, Reply};
+use crate::log::EngineLog;
+use crate::protocol::{read_line, Command, InputLine, OptionDecl, Reply};
 use crate::EngineError;
 
 /// Longest line an engine may print; a longer one is garbage (and may be a
 /// runaway loop filling memory).
-pub const MAX_LINE_BYTES: u64 = 1 << 20;
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// How often a wait looks at the cancel flag.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
+/// How much an engine may print at once: its output is metered like a
+/// bucket of this many bytes, refilled at [`FLOOD_RATE_BYTES`] a second.
+/// An engine that prints more is flooding: it loses its game and is killed.
+pub const FLOOD_BURST_BYTES: u64 = 4 << 20;
+
+/// How many bytes a second an engine may print on average (see
+/// [`FLOOD_BURST_BYTES`]). A thousand `info` lines a second are a tenth of
+/// it.
+pub const FLOOD_RATE_BYTES: u64 = 1 << 20;
+
+/// How many bytes of lines an engine may have waiting to be read (while
+/// its opponent thinks, say); consecutive `info` lines count as their
+/// last. More is flooding.
+pub const MAX_HELD_BYTES: usize = 4 << 20;
+
+/// How many lines an engine may have waiting to be read, counted as for
+/// [`MAX_HELD_BYTES`]. More is flooding.
+pub const MAX_HELD_LINES: usize = 10_000;
+
+/// How often a wait looks at the cancel flag and at whether the engine
+/// has exited.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Once the engine itself has exited, how long what it printed may still
+/// take to arrive, when a process it left behind keeps its output open.
+const EXIT_GRACE: Duration = Duration::from_millis(100);
 
 /// How long `quit` is given before the process is killed.
 const QUIT_GRACE: Duration = Duration::from_millis(200);
+
+/// How long a dropped engine's standard error may take to reach its log.
+const LOG_GRACE: Duration = Duration::from_millis(200);
 
 /// What an engine said about itself before `mancalaok`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,65 +78,214 @@ impl EngineId {
     }
 }
 
-/// A line read from the engine, or why reading stopped.
-type Line = Result<String, String>;
+/// Why the reader stopped reading the engine's output.
+#[derive(Debug)]
+enum End {
+    /// The output closed.
+    Closed,
+    /// It could not be read, or held a line too long.
+    Failed(String),
+    /// The engine broke a flood limit (and was killed).
+    Flood(String),
+}
+
+/// The lines the reader has read and nobody has taken yet.
+#[derive(Debug, Default)]
+struct Inbox {
+    lines: VecDeque<String>,
+    /// Bytes in `lines`.
+    held: usize,
+    /// Whether the last line in `lines` is an `info`: the next `info`
+    /// replaces it, since only the latest one of a search matters.
+    last_is_info: bool,
+    end: Option<End>,
+    /// Raised once the owner no longer listens and may reap the process:
+    /// from then on the reader neither keeps lines nor kills.
+    closed: bool,
+}
+
+impl Inbox {
+    fn take(&mut self) -> Option<String> {
+        let line = self.lines.pop_front()?;
+        self.held -= line.len();
+        if self.lines.is_empty() {
+            self.last_is_info = false;
+        }
+        Some(line)
+    }
+
+    fn clear(&mut self) {
+        self.lines.clear();
+        self.held = 0;
+        self.last_is_info = false;
+    }
+
+    /// Keeps `line`, or says why the engine is flooding.
+    fn keep(&mut self, line: String) -> Result<(), String> {
+        let info = line.split_whitespace().next() == Some("info");
+        if info && self.last_is_info {
+            if let Some(last) = self.lines.pop_back() {
+                self.held -= last.len();
+            }
+        }
+        if self.held + line.len() > MAX_HELD_BYTES || self.lines.len() >= MAX_HELD_LINES {
+            return Err(format!(
+                "more than {MAX_HELD_LINES} lines or {} MiB waiting to be read",
+                MAX_HELD_BYTES >> 20
+            ));
+        }
+        self.held += line.len();
+        self.lines.push_back(line);
+        self.last_is_info = info;
+        Ok(())
+    }
+}
+
+/// The inbox and its signal, shared with the reader thread.
+#[derive(Debug, Default)]
+struct Shared {
+    inbox: Mutex<Inbox>,
+    changed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inbox> {
+        self.inbox.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The flood meter: a bucket of [`FLOOD_BURST_BYTES`] refilled at
+/// [`FLOOD_RATE_BYTES`] a second.
+struct Meter {
+    bytes: f64,
+    at: Instant,
+}
+
+impl Meter {
+    fn new(now: Instant) -> Meter {
+        Meter {
+            bytes: FLOOD_BURST_BYTES as f64,
+            at: now,
+        }
+    }
+
+    /// Takes `n` bytes from the bucket; `false` when it does not hold them.
+    fn spend(&mut self, n: usize, now: Instant) -> bool {
+        let refill = now.duration_since(self.at).as_secs_f64() * FLOOD_RATE_BYTES as f64;
+        self.bytes = (self.bytes + refill).min(FLOOD_BURST_BYTES as f64);
+        self.at = now;
+        self.bytes -= n as f64;
+        self.bytes >= 0.0
+    }
+}
 
 /// A started engine that has introduced itself.
 #[derive(Debug)]
 pub struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<Line>,
+    shared: Arc<Shared>,
+    /// The stderr log, and a channel that closes when the copy into it ends.
+    log: Option<(EngineLog, Receiver<()>)>,
     /// The engine's introduction.
     pub id: EngineId,
     program: String,
+    /// `isready`s sent whose `readyok` has not come: whatever the engine
+    /// prints before it answers them is stale.
+    fences: usize,
+    /// When the engine was first seen to have exited.
+    exited_at: Option<Instant>,
 }
 
 impl EngineProcess {
-    /// Starts `command` (program and arguments), with its standard error
-    /// appended to `stderr` (or dropped), and waits for `mancalaok` until
-    /// `timeout` has passed.
+    /// Starts `command` (program and arguments) in a process group of its
+    /// own, with its standard error copied into `stderr` (or dropped), and
+    /// waits for `mancalaok` until `timeout` has passed.
     ///
     /// # Errors
     /// The program cannot start, exits, prints garbage or is too slow.
     pub fn start(
         command: &[String],
         workdir: Option<&PathBuf>,
-        stderr: Option<&PathBuf>,
+        stderr: Option<&EngineLog>,
         timeout: Duration,
         cancel: Option<&AtomicBool>,
     ) -> Result<EngineProcess, EngineError> {
         let (program, args) = command.split_first().ok_or(EngineError::NoCommand)?;
+        let spawn_error = |source| EngineError::Spawn {
+            program: program.clone(),
+            source,
+        };
         let mut process = Process::new(program);
         process
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(match stderr {
-                Some(path) => Stdio::from(open_log(path, command)?),
-                None => Stdio::null(),
+            .stderr(if stderr.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
             });
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own group, so that killing the group reaches whatever it
+            // starts (a wrapper's real engine, helpers), and a Ctrl-C meant
+            // for the runner is the runner's to handle.
+            process.process_group(0);
+        }
         if let Some(dir) = workdir {
             process.current_dir(dir);
         }
-        let mut child = process.spawn().map_err(|source| EngineError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let lines = spawn_reader(stdout);
+        if let Some(log) = stderr {
+            log.write(format!("--- mancala: starting {}\n", command.join(" ")).as_bytes());
+        }
+        let mut child = process.spawn().map_err(spawn_error)?;
+        let shared = Arc::new(Shared::default());
+        // Built before the threads, so that an early return kills the child.
+        let (stdin, stdout, stderr_pipe) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(stdin), Some(stdout), stderr_pipe) => (stdin, stdout, stderr_pipe),
+                _ => {
+                    kill_group(&mut child);
+                    let _ = child.wait();
+                    return Err(spawn_error(std::io::Error::other(
+                        "its pipes were not made",
+                    )));
+                }
+            };
         let mut engine = EngineProcess {
             child,
             stdin,
-            lines,
+            shared: Arc::clone(&shared),
+            log: None,
             id: EngineId::default(),
             program: program.clone(),
+            fences: 0,
+            exited_at: None,
         };
+        let pid = engine.child.id();
+        thread::Builder::new()
+            .name("engine-reader".into())
+            .spawn(move || read_output(stdout, &shared, pid))
+            .map_err(spawn_error)?;
+        if let (Some(log), Some(pipe)) = (stderr, stderr_pipe) {
+            let (done, copied) = mpsc::channel::<()>();
+            let copy = log.clone();
+            thread::Builder::new()
+                .name("engine-stderr".into())
+                .spawn(move || {
+                    copy.copy_from(pipe);
+                    drop(done);
+                })
+                .map_err(spawn_error)?;
+            engine.log = Some((log.clone(), copied));
+        }
         engine.send(&Command::Mancala)?;
-        let deadline = Instant::now() + timeout;
+        let since = Instant::now();
+        let deadline = since + timeout;
         loop {
-            match engine.next_reply("mancalaok", deadline, cancel)? {
+            match engine.next_reply("mancalaok", since, deadline, cancel)? {
                 Reply::IdName(name) => engine.id.name = Some(name),
                 Reply::IdAuthor(author) => engine.id.author = Some(author),
                 Reply::Option(decl) => engine.id.options.push(decl),
@@ -134,50 +317,137 @@ impl EngineProcess {
         })
     }
 
-    /// The next reply, waiting at most until `deadline` and no longer than
-    /// `cancel` stays low. Empty lines are skipped.
+    /// Sends `isready` without waiting: everything the engine prints
+    /// before its `readyok` is stale, and [`EngineProcess::clear_stale`]
+    /// drops it. Sent after each `bestmove`, it costs no time.
     ///
     /// # Errors
-    /// Timeout, exit, cancel, or a line that is not a reply.
-    pub fn next_reply(
+    /// As [`EngineProcess::send`].
+    pub fn fence(&mut self) -> Result<(), EngineError> {
+        self.send(&Command::IsReady)?;
+        self.fences += 1;
+        Ok(())
+    }
+
+    /// Drops whatever the engine printed before the `readyok`s of every
+    /// `isready` sent so far (waiting for them until `deadline`), and
+    /// whatever has come since: call it before a command whose answer
+    /// counts, so that a stale line (a second `bestmove`) cannot pass for
+    /// the answer.
+    ///
+    /// # Errors
+    /// As [`EngineProcess::next_reply`].
+    pub fn clear_stale(
         &mut self,
-        waiting_for: &'static str,
+        since: Instant,
         deadline: Instant,
         cancel: Option<&AtomicBool>,
-    ) -> Result<Reply, EngineError> {
-        let started = Instant::now();
+    ) -> Result<(), EngineError> {
+        while self.fences > 0 {
+            let line = self.next_line("readyok", since, deadline, cancel)?;
+            if matches!(Reply::parse(&line), Ok(Reply::ReadyOk)) {
+                self.fences -= 1;
+            }
+        }
+        self.shared.lock().clear();
+        Ok(())
+    }
+
+    /// The next line, waiting at most until `deadline` and no longer than
+    /// `cancel` stays low.
+    fn next_line(
+        &mut self,
+        waiting_for: &'static str,
+        since: Instant,
+        deadline: Instant,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<String, EngineError> {
+        let mut inbox = self.shared.lock();
         loop {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(EngineError::Cancelled);
             }
+            // A flood is reported at once, before the lines it brought.
+            if let Some(End::Flood(why)) = &inbox.end {
+                return Err(EngineError::Flood(why.clone()));
+            }
+            // An engine that exits while a process it started still holds
+            // its output open never closes that output: its exit is
+            // noticed here instead, once what it printed has had time to
+            // be read (lines that keep coming after that are the leftover
+            // process's).
             let now = Instant::now();
-            if now >= deadline {
-                return Err(EngineError::Timeout {
+            if self.exited_at.is_none() && has_exited(&mut self.child) {
+                self.exited_at = Some(now);
+            }
+            if self.exited_at.is_some_and(|at| now >= at + EXIT_GRACE) {
+                drop(inbox);
+                return Err(EngineError::Exited {
                     waiting_for,
-                    after: now - started,
+                    status: self.status(),
                 });
             }
-            let slice = (deadline - now).min(if cancel.is_some() {
-                CANCEL_POLL
-            } else {
-                Duration::MAX
-            });
-            match self.lines.recv_timeout(slice) {
-                Ok(Ok(line)) if line.trim().is_empty() => {}
-                Ok(Ok(line)) => return Ok(Reply::parse(&line)?),
-                Ok(Err(why)) => return Err(EngineError::Output(why)),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
+            if let Some(line) = inbox.take() {
+                return Ok(line);
+            }
+            match &inbox.end {
+                Some(End::Failed(why)) => return Err(EngineError::Output(why.clone())),
+                Some(End::Closed) => {
+                    drop(inbox);
                     return Err(EngineError::Exited {
                         waiting_for,
                         status: self.status(),
-                    })
+                    });
                 }
+                Some(End::Flood(_)) | None => {}
             }
+            if now >= deadline {
+                return Err(EngineError::Timeout {
+                    waiting_for,
+                    after: now.duration_since(since),
+                });
+            }
+            let wait = (deadline - now).min(POLL);
+            inbox = match self.shared.changed.wait_timeout(inbox, wait) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
         }
     }
 
-    /// Sends `isready` and waits for `readyok` until `deadline`.
+    /// The next reply, waiting at most until `deadline` and no longer than
+    /// `cancel` stays low. Empty lines are skipped. A timeout counts from
+    /// `since`, when the awaited command was sent.
+    ///
+    /// # Errors
+    /// Timeout, exit, flood, cancel, or a line that is not a reply.
+    pub fn next_reply(
+        &mut self,
+        waiting_for: &'static str,
+        since: Instant,
+        deadline: Instant,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Reply, EngineError> {
+        loop {
+            let line = self.next_line(waiting_for, since, deadline, cancel)?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let reply = Reply::parse(&line)?;
+            if reply == Reply::ReadyOk && self.fences > 0 {
+                // The answer to an `isready` sent earlier: not the reply
+                // awaited, unless it is the `readyok` itself.
+                self.fences -= 1;
+                if waiting_for != "readyok" {
+                    continue;
+                }
+            }
+            return Ok(reply);
+        }
+    }
+
+    /// Sends `isready` and waits for its `readyok` (and those of any
+    /// earlier `isready`) until `deadline`.
     ///
     /// # Errors
     /// As [`EngineProcess::next_reply`]; an `error` reply is
@@ -187,10 +457,11 @@ impl EngineProcess {
         deadline: Instant,
         cancel: Option<&AtomicBool>,
     ) -> Result<(), EngineError> {
-        self.send(&Command::IsReady)?;
-        loop {
-            match self.next_reply("readyok", deadline, cancel)? {
-                Reply::ReadyOk => return Ok(()),
+        let since = Instant::now();
+        self.fence()?;
+        while self.fences > 0 {
+            match self.next_reply("readyok", since, deadline, cancel)? {
+                Reply::ReadyOk => {}
                 Reply::Info(_) => {}
                 Reply::Error(why) => return Err(EngineError::Refused(why)),
                 other => {
@@ -201,103 +472,240 @@ impl EngineProcess {
                 }
             }
         }
+        Ok(())
     }
 
     /// How the process ended, in words, waiting briefly for it to finish
     /// exiting (its output closes a moment before it is reaped).
     fn status(&mut self) -> String {
         let until = Instant::now() + Duration::from_millis(100);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return format!("{} {status}", self.program),
-                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(2)),
-                Ok(None) => {
-                    return format!("{} is still running but closed its output", self.program)
-                }
-                Err(e) => return format!("{}: {e}", self.program),
-            }
-        }
-    }
-
-    /// Asks the engine to quit, then kills it if it has not within a moment.
-    pub fn quit(mut self) {
-        let _ = self.send(&Command::Quit);
-        let until = Instant::now() + QUIT_GRACE;
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+        while !has_exited(&mut self.child) {
+            if Instant::now() >= until {
+                return format!("{} is still running but closed its output", self.program);
             }
             thread::sleep(Duration::from_millis(2));
         }
-        // Drop kills it.
+        // Whatever it left behind goes before it is reaped, while its
+        // group id is still its own.
+        self.stop();
+        match self.child.try_wait() {
+            Ok(Some(status)) => format!("{} {status}", self.program),
+            Ok(None) => format!("{} has exited", self.program),
+            Err(e) => format!("{}: {e}", self.program),
+        }
+    }
+
+    /// Stops listening and kills the engine's whole group.
+    fn stop(&mut self) {
+        self.shared.lock().closed = true;
+        kill_group(&mut self.child);
+    }
+
+    /// Asks the engine to quit, then kills it (and whatever it started) if
+    /// it has not within a moment.
+    pub fn quit(mut self) {
+        if self.send(&Command::Quit).is_ok() {
+            let until = Instant::now() + QUIT_GRACE;
+            while Instant::now() < until && !has_exited(&mut self.child) {
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
+        // Drop kills the group.
     }
 }
 
 impl Drop for EngineProcess {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-        }
+        // Even an engine that quit may have left processes in its group.
+        self.stop();
         let _ = self.child.wait();
+        if let Some((log, copied)) = &self.log {
+            // The group is gone, so its standard error ends soon (unless a
+            // process left the group and holds it): wait a moment for the
+            // copy, then write out the log's tail either way.
+            let _ = copied.recv_timeout(LOG_GRACE);
+            log.flush();
+        }
     }
-}
-
-/// Opens the engine's stderr log for appending, with a line that says
-/// which start of the program follows, so restarts stay apart.
-fn open_log(path: &PathBuf, command: &[String]) -> Result<File, EngineError> {
-    let io = |source| EngineError::Log {
-        path: path.clone(),
-        source,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io)?;
-    writeln!(file, "--- mancala: starting {}", command.join(" ")).map_err(io)?;
-    Ok(file)
 }
 
 /// Reads the engine's output on a thread of its own, line by line, so that
-/// waiting for a reply can time out.
-fn spawn_reader(stdout: impl Read + Send + 'static) -> Receiver<Line> {
-    let (send, receive) = mpsc::channel();
-    thread::Builder::new()
-        .name("engine-reader".into())
-        .spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut buf = Vec::new();
-                match (&mut reader)
-                    .take(MAX_LINE_BYTES)
-                    .read_until(b'\n', &mut buf)
-                {
-                    Ok(0) => return,
-                    Ok(n) if n as u64 == MAX_LINE_BYTES && buf.last() != Some(&b'\n') => {
-                        let _ = send.send(Err(format!(
-                            "a line longer than {} KiB",
-                            MAX_LINE_BYTES / 1024
-                        )));
-                        return;
-                    }
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf)
-                            .trim_end_matches(['\n', '\r'])
-                            .to_string();
-                        if send.send(Ok(line)).is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = send.send(Err(format!("reading its output failed: {e}")));
-                        return;
-                    }
-                }
+/// waiting for a reply can time out; meters it, and kills the engine's
+/// group `pid` when it floods.
+fn read_output(stdout: impl Read, shared: &Shared, pid: u32) {
+    let mut input = BufReader::new(stdout);
+    let mut meter = Meter::new(Instant::now());
+    let end = loop {
+        let line = match read_line(&mut input, MAX_LINE_BYTES) {
+            Ok(Some(InputLine::Text(line) | InputLine::NotUtf8(line))) => line,
+            Ok(Some(InputLine::TooLong(_))) => {
+                break End::Failed(format!("a line longer than {} KiB", MAX_LINE_BYTES / 1024))
             }
-        })
-        .expect("a reader thread starts");
-    receive
+            Ok(None) => break End::Closed,
+            Err(e) => break End::Failed(format!("reading its output failed: {e}")),
+        };
+        // A line costs its line break too, so that a flood of empty lines
+        // is metered; empty lines are not kept.
+        if !meter.spend(line.len() + 1, Instant::now()) {
+            break End::Flood(format!(
+                "more than {} MiB at once, or over {} MiB a second",
+                FLOOD_BURST_BYTES >> 20,
+                FLOOD_RATE_BYTES >> 20
+            ));
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut inbox = shared.lock();
+        if inbox.closed {
+            return;
+        }
+        if let Err(why) = inbox.keep(line) {
+            break End::Flood(why);
+        }
+        shared.changed.notify_all();
+    };
+    let mut inbox = shared.lock();
+    if inbox.closed {
+        return;
+    }
+    if matches!(end, End::Flood(_)) {
+        // Killed now rather than when next asked: a flood between moves
+        // would otherwise go on while the opponent thinks. The owner has
+        // not reaped the engine (`closed` is low, and stays so while this
+        // holds the lock), so the group id is still the engine's.
+        kill_group_of(pid);
+    }
+    inbox.end = Some(end);
+    shared.changed.notify_all();
+}
+
+/// Whether `child` has exited, without reaping it: until it is reaped, its
+/// process group id cannot be given to anyone else, so killing the group
+/// stays safe.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn has_exited(child: &mut Child) -> bool {
+    let pid = child.id();
+    // SAFETY: `siginfo_t` is plain data, for which all zeroes is a valid
+    // value, and `waitid` only writes into it. WNOHANG makes the call
+    // return at once; WNOWAIT leaves the child waitable, so that `Child`
+    // still reaps it and learns its status. Reading `si_pid` is sound once
+    // `waitid` has returned 0: it then fills the field (0: still running).
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_PID,
+            pid,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        // A failure means that the child was already reaped.
+        r != 0 || info.si_pid() != 0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn has_exited(child: &mut Child) -> bool {
+    matches!(child.try_wait(), Ok(Some(_)))
+}
+
+/// Kills `child` and every process of its group.
+fn kill_group(child: &mut Child) {
+    kill_group_of(child.id());
+    // For a child that has left its group, and where groups are not
+    // available; a no-op for a child already reaped.
+    let _ = child.kill();
+}
+
+/// Kills the process group `pgid` (an engine's: it leads its own group).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn kill_group_of(pgid: u32) {
+    // 0 and 1 would be our own group and init's; never signal those.
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    if pgid > 1 {
+        // SAFETY: killpg only sends a signal; it reads and writes no memory
+        // of ours. The callers only pass an engine's group id while the
+        // engine is unreaped, so the id names that group and no other.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group_of(_pgid: u32) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Output without end, as fast as it can be read.
+    struct Endless {
+        line: &'static [u8],
+        at: usize,
+        served: u64,
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            for b in buf.iter_mut() {
+                *b = self.line[self.at];
+                self.at = (self.at + 1) % self.line.len();
+            }
+            self.served += buf.len() as u64;
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn an_engine_that_floods_is_cut_off_with_bounded_memory() {
+        for line in [
+            &b"info depth 1 nodes 10\n"[..],
+            &b"readyok\n"[..],
+            &b"\n"[..],
+        ] {
+            let shared = Shared::default();
+            let mut flood = Endless {
+                line,
+                at: 0,
+                served: 0,
+            };
+            // Pid 0: nothing to kill.
+            read_output(&mut flood, &shared, 0);
+            let inbox = shared.lock();
+            assert!(
+                matches!(inbox.end, Some(End::Flood(_))),
+                "{:?}: {:?}",
+                String::from_utf8_lossy(line),
+                inbox.end
+            );
+            assert!(inbox.held <= MAX_HELD_BYTES);
+            assert!(inbox.lines.len() <= MAX_HELD_LINES);
+            // Consecutive `info`s are kept as one.
+            if line.starts_with(b"info") {
+                assert_eq!(inbox.lines.len(), 1);
+            }
+            // It stopped reading soon after the burst (the reader's buffer
+            // reads ahead a little).
+            let bound = FLOOD_BURST_BYTES + MAX_HELD_BYTES as u64 + (1 << 20);
+            assert!(flood.served < bound, "{} bytes read", flood.served);
+        }
+    }
+
+    #[test]
+    fn the_meter_refills_with_time() {
+        let t0 = Instant::now();
+        let mut meter = Meter::new(t0);
+        assert!(meter.spend(FLOOD_BURST_BYTES as usize, t0));
+        assert!(!meter.spend(1, t0));
+        let mut meter = Meter::new(t0);
+        assert!(meter.spend(FLOOD_BURST_BYTES as usize, t0));
+        let later = t0 + Duration::from_secs(1);
+        assert!(meter.spend(FLOOD_RATE_BYTES as usize, later));
+        assert!(!meter.spend(1024, later));
+    }
 }

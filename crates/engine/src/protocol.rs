@@ -5,6 +5,7 @@
 //! place that reads and writes it, for both sides.
 
 use std::fmt;
+use std::io::{self, BufRead};
 use std::time::Duration;
 
 use mancala_core::spec::truncate_input;
@@ -404,6 +405,117 @@ impl fmt::Display for Reply {
     }
 }
 
+/// One line read by [`read_line`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputLine {
+    /// A line of text, without its line break (and a `\r` before it).
+    Text(String),
+    /// A line that is not UTF-8, as text with the bad bytes replaced.
+    NotUtf8(String),
+    /// A line longer than the limit: its first bytes, as text (lossy). The
+    /// rest of it is still unread; [`skip_rest_of_line`] discards it.
+    TooLong(String),
+}
+
+impl InputLine {
+    /// The line as text (lossy for a line that is not UTF-8, only the
+    /// beginning of a line that is too long).
+    pub fn text(&self) -> &str {
+        match self {
+            InputLine::Text(t) | InputLine::NotUtf8(t) | InputLine::TooLong(t) => t,
+        }
+    }
+
+    /// The line's first word (`position`, `go`, ...), even if the line is
+    /// not whole or not text.
+    pub fn first_word(&self) -> &str {
+        self.text().split_whitespace().next().unwrap_or("")
+    }
+}
+
+/// Reads one line of at most `max` bytes (line break excluded) from
+/// `input`, keeping no more than `max` bytes of it in memory whatever its
+/// length: a line sent by a runaway program can be any size. `None` at the
+/// end of the input.
+///
+/// # Errors
+/// Only when reading fails.
+pub fn read_line(input: &mut impl BufRead, max: usize) -> io::Result<Option<InputLine>> {
+    let mut line = Vec::new();
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            // The end of the input; a last line without its line break
+            // still counts.
+            return Ok((!line.is_empty()).then(|| finish_line(line)));
+        }
+        let (take, ends) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => (at, true),
+            None => (chunk.len(), false),
+        };
+        let room = max - line.len();
+        if take > room {
+            // Only what fits is read; the rest of the line stays unread, so
+            // that the caller decides whether to skip it or stop.
+            line.extend_from_slice(&chunk[..room]);
+            input.consume(room);
+            return Ok(Some(InputLine::TooLong(
+                String::from_utf8_lossy(&line).into_owned(),
+            )));
+        }
+        line.extend_from_slice(&chunk[..take]);
+        input.consume(if ends { take + 1 } else { take });
+        if ends {
+            return Ok(Some(finish_line(line)));
+        }
+    }
+}
+
+/// Discards `input` up to and including the next line break (or its end),
+/// holding none of it; returns how many bytes of the line were discarded
+/// (its line break not counted).
+///
+/// # Errors
+/// Only when reading fails.
+pub fn skip_rest_of_line(input: &mut impl BufRead) -> io::Result<u64> {
+    let mut skipped = 0u64;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(skipped);
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(skipped + at as u64);
+            }
+            None => {
+                let n = chunk.len();
+                input.consume(n);
+                skipped += n as u64;
+            }
+        }
+    }
+}
+
+fn finish_line(mut line: Vec<u8>) -> InputLine {
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    match String::from_utf8(line) {
+        Ok(text) => InputLine::Text(text),
+        Err(e) => InputLine::NotUtf8(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,5 +628,39 @@ mod tests {
             assert!(matches!(err, ProtocolError::Garbage { .. }), "{line}");
             assert!(err.to_string().contains(line.split(' ').next().unwrap()));
         }
+    }
+
+    #[test]
+    fn lines_are_read_with_a_cap_whatever_their_length() {
+        let mut bytes = format!("position {}\nisready\r\n", "1".repeat(100)).into_bytes();
+        bytes.extend_from_slice(b"\xffgo\nlast");
+        let mut input = io::BufReader::with_capacity(7, bytes.as_slice());
+        // The long line: its first 20 bytes, the rest left for skipping.
+        match read_line(&mut input, 20).unwrap() {
+            Some(InputLine::TooLong(start)) => {
+                assert_eq!(start.len(), 20);
+                assert!(start.starts_with("position 111"), "{start}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(skip_rest_of_line(&mut input).unwrap(), 100 + 9 - 20);
+        assert_eq!(
+            read_line(&mut input, 20).unwrap(),
+            Some(InputLine::Text("isready".into()))
+        );
+        let bad = read_line(&mut input, 20).unwrap().unwrap();
+        assert!(matches!(bad, InputLine::NotUtf8(_)), "{bad:?}");
+        assert_eq!(bad.first_word(), "\u{fffd}go");
+        assert_eq!(
+            read_line(&mut input, 20).unwrap(),
+            Some(InputLine::Text("last".into()))
+        );
+        assert_eq!(read_line(&mut input, 20).unwrap(), None);
+        // A line of exactly the limit is whole.
+        let mut exact = "abcd\n".as_bytes();
+        assert_eq!(
+            read_line(&mut exact, 4).unwrap(),
+            Some(InputLine::Text("abcd".into()))
+        );
     }
 }

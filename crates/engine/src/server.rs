@@ -6,11 +6,58 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use mancala_agents::{Agent, StopCondition};
+use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, Game, GameSpec};
 
 use crate::client::SEED_OPTION;
-use crate::protocol::{Command, Info, OptionDecl, PositionBase, Reply};
+use crate::process::MAX_LINE_BYTES;
+use crate::protocol::{
+    read_line, skip_rest_of_line, Command, Info, InputLine, OptionDecl, PositionBase, Reply,
+};
 use crate::EngineError;
+
+/// A line of the runner's that cannot be read as a command at all.
+struct Unreadable {
+    /// Its first word, to tell a broken `position` from other lines.
+    first_word: String,
+    /// What is wrong, for the `error` reply.
+    why: String,
+}
+
+/// The runner's commands, line by line, each at most [`MAX_LINE_BYTES`]
+/// long as the runner's side reads the engine's: a longer line is skipped
+/// without being kept, whatever its size.
+struct Lines<R> {
+    input: R,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// The next line; `None` at the end of the input.
+    fn next(&mut self) -> Result<Option<Result<String, Unreadable>>, EngineError> {
+        let line = match read_line(&mut self.input, MAX_LINE_BYTES).map_err(EngineError::Io)? {
+            None => return Ok(None),
+            Some(InputLine::Text(text)) => return Ok(Some(Ok(text))),
+            Some(line) => line,
+        };
+        let first_word = line.first_word().to_string();
+        let why = match &line {
+            InputLine::TooLong(start) => {
+                let rest = skip_rest_of_line(&mut self.input).map_err(EngineError::Io)?;
+                format!(
+                    "a line of {} bytes is longer than the limit of {} KiB: `{}`",
+                    start.len() as u64 + rest,
+                    MAX_LINE_BYTES / 1024,
+                    truncate_input(start)
+                )
+            }
+            other => format!(
+                "a line that is not UTF-8 text: `{}`",
+                truncate_input(other.text())
+            ),
+        };
+        Ok(Some(Err(Unreadable { first_word, why })))
+    }
+}
 
 /// Builds the agent being served, for whichever game `newgame` names.
 pub trait AgentSource {
@@ -89,7 +136,7 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
         &mut self,
         game: &G,
         spec: &str,
-        lines: &mut impl Iterator<Item = std::io::Result<String>>,
+        lines: &mut Lines<impl BufRead>,
     ) -> Result<Next, EngineError> {
         let mut agent = match self.source.build(game) {
             Ok(agent) => agent,
@@ -100,15 +147,25 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
         };
         agent.new_game(self.seed);
         let mut state = Some(game.start());
-        for line in lines {
-            let line = line.map_err(EngineError::Io)?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let command = match Command::parse(&line) {
+        while let Some(line) = lines.next()? {
+            let parsed = match line {
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => Command::parse(&text).map_err(|e| Unreadable {
+                    first_word: text.split_whitespace().next().unwrap_or("").to_string(),
+                    why: e.to_string(),
+                }),
+                Err(bad) => Err(bad),
+            };
+            let command = match parsed {
                 Ok(c) => c,
-                Err(e) => {
-                    self.say(&Reply::Error(e.to_string()))?;
+                Err(bad) => {
+                    // A `position` that cannot be read leaves no position:
+                    // answering the next `go` for the previous one would be
+                    // answering another question.
+                    if bad.first_word == "position" {
+                        state = None;
+                    }
+                    self.say(&Reply::Error(bad.why))?;
                     continue;
                 }
             };
@@ -168,12 +225,15 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
 
     /// After a game the agent cannot play: answer what can be answered
     /// until the next `newgame`.
-    fn wait_for_newgame(
-        &mut self,
-        lines: &mut impl Iterator<Item = std::io::Result<String>>,
-    ) -> Result<Next, EngineError> {
-        for line in lines {
-            let line = line.map_err(EngineError::Io)?;
+    fn wait_for_newgame(&mut self, lines: &mut Lines<impl BufRead>) -> Result<Next, EngineError> {
+        while let Some(line) = lines.next()? {
+            let line = match line {
+                Ok(line) => line,
+                Err(bad) => {
+                    self.say(&Reply::Error(bad.why))?;
+                    continue;
+                }
+            };
             match Command::parse(&line) {
                 Ok(Command::NewGame(spec)) => return Ok(Next::NewGame(spec)),
                 Ok(Command::Quit) => return Ok(Next::Quit),
@@ -210,8 +270,11 @@ fn position<G: Game>(
 /// its end, and writes replies to `output`, one flushed line each.
 ///
 /// A command that cannot be carried out gets `error TEXT`; the engine keeps
-/// serving. `go` thinks with the agent's own budget, and stops at
-/// `movetime` when one is given.
+/// serving. So does a line that cannot be read: one that is not UTF-8, or
+/// longer than [`MAX_LINE_BYTES`] (skipped without being kept). A
+/// `position` that fails leaves no position, so that the next `go` gets
+/// `error` rather than a move for an older one. `go` thinks with the
+/// agent's own budget, and stops at `movetime` when one is given.
 ///
 /// # Errors
 /// Only when reading the input or writing the output fails.
@@ -225,7 +288,7 @@ pub fn serve<S: AgentSource>(
         output,
         seed: 0,
     };
-    let mut lines = input.lines();
+    let mut lines = Lines { input };
     let mut next = server.wait_for_newgame(&mut lines)?;
     while let Next::NewGame(spec) = next {
         next = match spec.parse::<GameSpec>() {

@@ -28,7 +28,8 @@ impl EngineConfig {
     ///
     /// - `cmd=PROGRAM ARGS...` (required; split like a shell would, so
     ///   quote arguments with spaces; no commas),
-    /// - `name=NAME` (default: the program's or script's file stem),
+    /// - `name=NAME` (default: the file stem of the script or program:
+    ///   `python3 bot.py 1` is `bot`),
     /// - `movetime=100ms`, `nodes=N`, `depth=D`: the limits of each `go`,
     /// - `options=NAME=VALUE;NAME=VALUE`: `setoption`s after each start,
     /// - `handshake=10s`: time to start and get ready for a game.
@@ -101,15 +102,55 @@ fn checked_name(name: &str) -> Result<String, SpecError> {
     }
 }
 
-/// The file stem of the last argument that is not a flag (`python3 bot.py
-/// --fast` is `bot`), made safe for file names.
+/// Programs that run another one named on their command line (a script, a
+/// jar, a command): an engine started through them is named after that.
+const RUNNERS: &[&str] = &[
+    "python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit",
+    "julia", "rscript", "java", "sh", "bash", "dash", "zsh", "env", "exec",
+];
+
+/// Whether `word` names one of the [`RUNNERS`], with or without a version
+/// (`python3.12`, `/usr/bin/node18`).
+fn is_runner(word: &str) -> bool {
+    let name = std::path::Path::new(word)
+        .file_name()
+        .map(|s| s.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let bare = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    RUNNERS.contains(&bare)
+}
+
+/// The word of `command` that names the engine: the first that is not a
+/// flag, a variable setting (`env X=1`) or a runner. The script of a
+/// shell's `-c` is looked into.
+fn naming_word(command: &[String]) -> Option<String> {
+    let mut after_c = false;
+    for word in command {
+        if word.starts_with('-') {
+            after_c = word == "-c";
+            continue;
+        }
+        if std::mem::take(&mut after_c) {
+            if let Some(inner) = shell_words::split(word)
+                .ok()
+                .and_then(|words| naming_word(&words))
+            {
+                return Some(inner);
+            }
+        }
+        if !is_runner(word) && !word.contains('=') {
+            return Some(word.clone());
+        }
+    }
+    None
+}
+
+/// The file stem of the word that names the program (`python3 bot.py 1`
+/// and `./bot --fast` are `bot`, `java -jar champ.jar` is `champ`: see
+/// [`naming_word`]), made safe for file names.
 fn default_name(command: &[String]) -> String {
-    let word = command
-        .iter()
-        .rev()
-        .find(|a| !a.starts_with('-'))
-        .unwrap_or(&command[0]);
-    let stem = std::path::Path::new(word)
+    let word = naming_word(command).unwrap_or_else(|| command[0].clone());
+    let stem = std::path::Path::new(&word)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -220,6 +261,26 @@ mod tests {
         ] {
             let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_default_name_is_the_script_or_program_not_an_argument() {
+        for (cmd, name) in [
+            ("python3 bot.py 1", "bot"),
+            ("python3 -u bots/champ.py --depth 3", "champ"),
+            ("/usr/bin/python3.12 bot.py", "bot"),
+            ("./target/release/kalah-bot 7", "kalah-bot"),
+            ("java -jar engines/champ.jar 100", "champ"),
+            ("env SEED=1 node bot.js fast", "bot"),
+            ("sh -c 'exec python3 wrapped.py 2'", "wrapped"),
+            ("python3", "python3"),
+        ] {
+            let config = parse(&format!("engine:cmd={cmd}")).unwrap();
+            assert_eq!(config.name, name, "{cmd}");
+            // The name is left out of the canonical spec, and comes back.
+            assert!(!config.to_string().contains("name="), "{config}");
+            assert_eq!(parse(&config.to_string()).unwrap(), config);
         }
     }
 }

@@ -54,6 +54,9 @@ pub enum RegistryError {
         /// Whether it was looked for on `PATH` (a bare name).
         on_path: bool,
     },
+    /// An engine's program names a directory.
+    #[error("engine program `{0}` is a directory, not a program")]
+    ProgramIsDirectory(String),
 }
 
 /// Any agent this binary can build.
@@ -125,7 +128,7 @@ impl AnyAgentSpec {
     ///
     /// # Errors
     /// [`RegistryError::Unplayable`], [`RegistryError::ProgramNotFound`],
-    /// or a neural model's error.
+    /// [`RegistryError::ProgramIsDirectory`], or a neural model's error.
     pub fn check<G: Game>(&self, game: &G) -> Result<(), RegistryError> {
         match self {
             AnyAgentSpec::Classical(_) => {
@@ -203,6 +206,9 @@ fn check_program(program: &str, workdir: Option<&Path>) -> Result<(), RegistryEr
             Some(dir) if path.is_relative() => dir.join(path),
             _ => path.to_path_buf(),
         };
+        if full.is_dir() {
+            return Err(RegistryError::ProgramIsDirectory(program.to_string()));
+        }
         full.is_file()
     } else {
         std::env::var_os("PATH")
@@ -287,6 +293,14 @@ mod tests {
         let bare = AnyAgentSpec::parse("engine:cmd=no-such-engine-here").unwrap();
         let e = bare.check(&kalah).unwrap_err();
         assert!(e.to_string().ends_with("not found on PATH"), "{e}");
+        let dir = std::env::temp_dir();
+        let folder = AnyAgentSpec::parse(&format!("engine:cmd={}", dir.display())).unwrap();
+        let e = folder.check(&kalah).unwrap_err();
+        assert!(matches!(e, RegistryError::ProgramIsDirectory(_)), "{e:?}");
+        assert!(
+            e.to_string().ends_with("is a directory, not a program"),
+            "{e}"
+        );
         // `perfect` plays Kalah and single-round Congkak, not multi-round.
         let perfect = AnyAgentSpec::parse("perfect").unwrap();
         perfect.check(&kalah).unwrap();
