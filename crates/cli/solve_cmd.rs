@@ -109,15 +109,31 @@ pub fn database_note<G: ExactGame>(rules: &G, options: &SolverOptions) -> Option
 
 /// Builds the solver for `rules` (Kalah or Congkak), its database on
 /// `threads` threads, turning what can go wrong into the user's error with
-/// a hint.
+/// a hint. A database built but not saved is only warned about: the
+/// solve goes on with it.
 pub fn build_solver<G: ExactGame>(
     rules: G,
     options: &SolverOptions,
     threads: usize,
 ) -> Result<Solver<G>> {
     let pool = crate::thread_pool(threads)?;
-    pool.install(|| Solver::new(rules, options))
-        .map_err(|e| solver_error(e, " (try a smaller --tt or --db-seeds)"))
+    let solver = pool
+        .install(|| Solver::new(rules, options))
+        .map_err(|e| solver_error(e, " (try a smaller --tt or --db-seeds)"))?;
+    if let Some(e) = solver.endgame_not_saved() {
+        eprintln!("warning: {}", not_saved_warning(e));
+    }
+    Ok(solver)
+}
+
+/// What to say of a database built but not saved: why, that the solve goes
+/// on, and how not to try next time.
+pub fn not_saved_warning(e: &mancala_solver::EndgameError) -> String {
+    format!(
+        "the endgame database was not saved for the next run: {e}; solving on with it in \
+         memory (--no-db-cache builds it in memory without trying to save it, --db-dir DIR \
+         keeps it elsewhere)"
+    )
 }
 
 /// A solver's refusal as the user's error: `hint` added when the memory

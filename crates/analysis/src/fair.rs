@@ -224,7 +224,8 @@ pub fn fair_starts(
         observer.message(&format!("{rules}: building the solver..."));
         // One solver per rule set: its table carries over from candidate
         // to candidate (they share most of their positions).
-        let solver = build_solver(rules, &solver_options, &pool).map_err(solver_refused)?;
+        let solver =
+            build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
         let t0 = Instant::now();
         let until = StopCondition {
             deadline: options.budget.and_then(|b| t0.checked_add(b)),

@@ -146,6 +146,12 @@ pub trait Observer: Sync {
     fn message(&self, text: &str) {
         let _ = text;
     }
+    /// Something went wrong that the analysis works around (a database it
+    /// built but could not save), in a line: worth showing even where
+    /// messages are not.
+    fn warning(&self, text: &str) {
+        let _ = text;
+    }
 }
 
 impl Observer for () {}
@@ -189,13 +195,22 @@ pub fn solver_options<G: ExactGame>(
     Ok(options)
 }
 
-/// A solver for `rules` built on `pool`, whose threads build its database.
+/// A solver for `rules` built on `pool`, whose threads build its database;
+/// a database built but not saved is told to `observer` as a warning.
 pub(crate) fn build_solver<G: ExactGame>(
     rules: G,
     options: &SolverOptions,
     pool: &rayon::ThreadPool,
+    observer: &dyn Observer,
 ) -> std::result::Result<mancala_solver::Solver<G>, mancala_solver::SolveError> {
-    pool.install(|| mancala_solver::Solver::new(rules, options))
+    let solver = pool.install(|| mancala_solver::Solver::new(rules, options))?;
+    if let Some(e) = solver.endgame_not_saved() {
+        observer.warning(&format!(
+            "{rules}: the endgame database was not saved for the next run: {e}; going on with \
+             it in memory"
+        ));
+    }
+    Ok(solver)
 }
 
 /// A solver's refusal to start as the user's error, with a hint where a

@@ -261,6 +261,8 @@ pub struct Solver<G: ExactGame = KalahRules> {
     rules: G,
     table: Table,
     endgame: Option<Endgame<G>>,
+    /// Why the database, built, was not saved in its folder.
+    not_saved: Option<EndgameError>,
     bits: u32,
     nodes: AtomicU64,
     on_probe: Option<ProbeCallback>,
@@ -280,26 +282,33 @@ impl<G: ExactGame> Solver<G> {
     /// A solver for `rules`: allocates the table and builds the endgame
     /// database (on the current rayon pool).
     ///
+    /// A database built but not saved in [`SolverOptions::endgame_dir`] (a
+    /// full disk, a folder that cannot be written) is no error: the solver
+    /// uses it, and [`Solver::endgame_not_saved`] says why the next run
+    /// builds it again.
+    ///
     /// # Errors
     /// [`SolveError::MultiRound`] for rules the search cannot solve
     /// ([`ExactGame::check_solvable`]); [`SolveError::Table`] or
-    /// [`SolveError::Endgame`] when the memory cannot be had or the
-    /// database cannot be read or saved.
+    /// [`SolveError::Endgame`] when the memory cannot be had or a saved
+    /// database cannot be read.
     pub fn new(rules: G, options: &SolverOptions) -> Result<Solver<G>, SolveError> {
         rules.check_solvable()?;
         let table = Table::new(options.table_mib)?;
-        let endgame = match options.endgame_seeds {
-            0 => None,
-            k => Some(match &options.endgame_dir {
-                Some(dir) => Endgame::load_or_build(&rules, k, dir),
-                None => Endgame::build(&rules, k),
-            }?),
+        let (endgame, not_saved) = match (options.endgame_seeds, &options.endgame_dir) {
+            (0, _) => (None, None),
+            (k, Some(dir)) => {
+                let (db, not_saved) = Endgame::load_or_build(&rules, k, dir)?;
+                (Some(db), not_saved)
+            }
+            (k, None) => (Some(Endgame::build(&rules, k)?), None),
         };
         Ok(Solver {
             bits: view::bits_for(rules.total_seeds()),
             rules,
             table,
             endgame,
+            not_saved,
             nodes: AtomicU64::new(0),
             on_probe: None,
         })
@@ -320,6 +329,13 @@ impl<G: ExactGame> Solver<G> {
     /// The endgame database, if any.
     pub fn endgame(&self) -> Option<&Endgame<G>> {
         self.endgame.as_ref()
+    }
+
+    /// Why the endgame database, built for this solver, could not be saved
+    /// in [`SolverOptions::endgame_dir`] for the next run (`None`: it was
+    /// saved, loaded, or not to be kept).
+    pub fn endgame_not_saved(&self) -> Option<&EndgameError> {
+        self.not_saved.as_ref()
     }
 
     /// Slots of the table holding an entry.
