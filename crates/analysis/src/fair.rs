@@ -217,7 +217,7 @@ pub fn fair_starts(
         start_flat.push(setup.stores[Player::ONE]);
         let solver_options = solver_options(
             &rules,
-            options.tt,
+            Some(options.tt),
             options.db_seeds,
             options.db_dir.as_deref(),
         )?;

@@ -440,7 +440,7 @@ fn solve_store_free<G: ExactGame + Copy>(
     wrap: fn(Arc<Solver<G>>) -> BoardSolver,
 ) -> Result<(Exact, Option<BoardSolver>)> {
     let threads = args.threads;
-    let options = solver_options(rules, args.tt, args.db_seeds, args.db_dir.as_deref())?;
+    let options = solver_options(rules, Some(args.tt), args.db_seeds, args.db_dir.as_deref())?;
     let pool = crate::thread_pool(threads)?;
     let solver = match build_solver(*rules, &options, &pool, observer) {
         Ok(s) => s,

@@ -171,21 +171,24 @@ pub fn check_db_seeds(k: Option<usize>) -> Result<()> {
 }
 
 /// The solver's options for `rules` under the user's flags: a `tt` MiB
-/// table and the database of `mancala solve` (or of `db_seeds` seeds, at
-/// most the board's), kept in `db_dir`.
+/// table (`None`: `mancala solve`'s, sized to the board) and the database
+/// of `mancala solve` (or of `db_seeds` seeds, at most the board's), kept
+/// in `db_dir`.
 ///
 /// # Errors
 /// [`AnalysisError::BadInput`] for too many database seeds.
 pub fn solver_options<G: ExactGame>(
     rules: &G,
-    tt: u64,
+    tt: Option<u64>,
     db_seeds: Option<usize>,
     db_dir: Option<&Path>,
 ) -> Result<SolverOptions> {
     // The same databases as `mancala solve`, from the same cache folder: a
     // grid of boards with one pit count shares one database per rule set.
     let mut options = SolverOptions::for_rules(rules);
-    options.table_mib = tt as usize;
+    if let Some(tt) = tt {
+        options.table_mib = tt as usize;
+    }
     options.endgame_dir = db_dir.map(Path::to_path_buf);
     check_db_seeds(db_seeds)?;
     if let Some(k) = db_seeds {

@@ -124,7 +124,7 @@ pub fn exact_positions(
 
     let solver_options = solver_options(
         &rules,
-        options.tt,
+        Some(options.tt),
         options.db_seeds,
         options.db_dir.as_deref(),
     )?;
