@@ -266,3 +266,19 @@ fn the_default_table_is_sized_to_the_board_and_tt_still_wins() {
         );
     }
 }
+
+#[test]
+fn db_seeds_above_the_boards_seeds_are_capped_at_them() {
+    // Kalah(2,1) has 4 seeds: a database of more holds nothing more (as
+    // the `perfect` agent's is capped), so --db-seeds 100 builds 4.
+    let capped = solve_json("kalah:pits=2,seeds=1", &["--db-seeds", "100"]);
+    let stats = &capped["solution"]["stats"];
+    assert_eq!(stats["endgame_seeds"], 4, "{capped}");
+    assert_eq!(
+        stats["endgame_positions"], 70,
+        "placements of up to 4 seeds in 4 pits"
+    );
+    let none = solve_json("kalah:pits=2,seeds=1", &["--db-seeds", "0"]);
+    assert_eq!(capped["solution"]["value"], none["solution"]["value"]);
+    assert_eq!(capped["solution"]["moves"], none["solution"]["moves"]);
+}
