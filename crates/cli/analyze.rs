@@ -165,6 +165,9 @@ impl Observer for FirstMoveProgress {
     fn skipped_to(&self, done: u64) {
         self.bar.skipped_to(done);
     }
+    fn warning(&self, text: &str) {
+        self.bar.warning(text);
+    }
 }
 
 /// `mancala analyze first-move`.

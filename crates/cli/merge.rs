@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 use mancala_agents::Agent;
-use mancala_arena::log::read_folder;
+use mancala_arena::log::{read_folder, LogError};
 use mancala_arena::merge::{id_ranges, open_shards, MergeError, ShardSet};
 use mancala_arena::{GameLog, OutputDir};
 use mancala_core::{with_game, Game, GameSpec};
@@ -44,7 +44,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     if args.output.as_os_str().is_empty() {
         return Err(bad_input("--output must not be empty"));
     }
-    let set = open_shards(&args.dirs).map_err(merge_error)?;
+    let set = open_shards(&args.dirs).map_err(|e| merge_error(e, None))?;
     let label = set.folders()[0].path.join("tournament.json");
     let origin = label.display().to_string();
     let identity = Identity::from_value(set.tournament()).map_err(|e| {
@@ -112,13 +112,13 @@ fn merge<G: Game>(
     let out = OutputDir::claim(out_dir).map_err(output_error)?;
     let check = |planned: &_, record: &_| arena.check_record(planned, record);
     let collected = read_folder(out_dir, &label, plan, None, &check)
-        .map_err(output_error)
+        .map_err(merged_log_error)
         .and_then(|earlier| {
             set.collect(plan, &check, Some((out_dir, earlier)))
-                .map_err(merge_error)
+                .map_err(|e| merge_error(e, Some(set)))
         })
         .and_then(|merged| match merged.incomplete() {
-            Some(e) if !args.allow_partial => Err(merge_error(e)),
+            Some(e) if !args.allow_partial => Err(merge_error(e, Some(set))),
             _ => Ok(merged),
         });
     let merged = match collected {
@@ -154,7 +154,7 @@ fn merge<G: Game>(
         );
     }
 
-    let (log, _) = GameLog::open(out, &label, plan, &check).map_err(output_error)?;
+    let (log, _) = GameLog::open(out, &label, plan, &check).map_err(merged_log_error)?;
     let _out = log.finish(&merged.records)?;
     if !args.quiet {
         eprintln!(
@@ -197,9 +197,10 @@ fn merge<G: Game>(
 }
 
 /// Shard folders that cannot be merged are the user's to fix (exit 2),
-/// with what to do.
-fn merge_error(e: MergeError) -> anyhow::Error {
+/// with what to do; `set`, when known, names the shard of a damaged log.
+fn merge_error(e: MergeError, set: Option<&ShardSet>) -> anyhow::Error {
     match e {
+        MergeError::Log(e @ LogError::Corrupt { .. }) => shard_log_error(e, set),
         MergeError::Log(e) => output_error(e),
         MergeError::Incomplete(gaps) => bad_input(format!(
             "{gaps}\nhint: run the missing shards (`mancala tournament CONFIG --shard K/N \
@@ -207,5 +208,40 @@ fn merge_error(e: MergeError) -> anyhow::Error {
              is with --allow-partial"
         )),
         other => bad_input(other),
+    }
+}
+
+/// A shard's damaged or edited file: what to do is in the shard's own
+/// folder, with `mancala tournament` (`--fresh` is its option, not
+/// `merge`'s), and then the merge again.
+fn shard_log_error(e: LogError, set: Option<&ShardSet>) -> anyhow::Error {
+    let folder = match &e {
+        LogError::Corrupt { path, .. } => set.and_then(|set| {
+            set.folders()
+                .iter()
+                .find(|f| Path::new(path).starts_with(&f.path))
+        }),
+        _ => None,
+    };
+    let (shard, dir) = folder.map_or(("K/N".to_string(), "DIR".to_string()), |f| {
+        (f.shard.to_string(), f.path.display().to_string())
+    });
+    bad_input(format!(
+        "{e}\nhint: the shard's files were damaged or edited. Delete that line and run the shard \
+         again, which plays the games missing from its folder (`mancala tournament CONFIG \
+         --shard {shard} --output {dir}`), or play the shard over from the start (`mancala \
+         tournament CONFIG --shard {shard} --output {dir} --fresh`); then merge again"
+    ))
+}
+
+/// The merged folder's own damaged or edited log: its games come from the
+/// shards, so the line can go, or the merge can be made into a new folder.
+fn merged_log_error(e: LogError) -> anyhow::Error {
+    match e {
+        LogError::Corrupt { .. } => bad_input(format!(
+            "{e}\nhint: the merged folder's log was damaged or edited. Delete that line (merging \
+             again takes the game from the shards), or merge into a new --output folder"
+        )),
+        other => output_error(other),
     }
 }

@@ -90,6 +90,10 @@ impl Observer for AnalysisProgress {
             eprintln!("{text}");
         }
     }
+    fn warning(&self, text: &str) {
+        // On stderr even with --json, whose stdout it leaves alone.
+        eprintln!("warning: {text}");
+    }
     fn start(&self, total: u64, unit: &str) {
         let bar = Progress::counting(total, self.quiet, unit);
         *self.bar.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar);

@@ -23,9 +23,11 @@ pub struct SolveArgs {
     /// Threads (default: all cores): they search the tree together.
     #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
-    /// Transposition table size in MiB (Oware: the most the table may grow to).
-    #[arg(long, default_value_t = DEFAULT_TABLE_MIB as u64, value_parser = clap::value_parser!(u64).range(1..=65536))]
-    tt: u64,
+    /// Transposition table size in MiB (default: Kalah and Congkak, what
+    /// the board's positions can fill, from 16 to 1024; Oware: the most the
+    /// table may grow to, 1024).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    tt: Option<u64>,
     /// Seeds in the endgame database's fullest level, at most the board's
     /// (default: Kalah, the largest with at most 600 M positions, one byte
     /// each, and at most half the board's seeds; Congkak, at most 2^25
@@ -109,15 +111,31 @@ pub fn database_note<G: ExactGame>(rules: &G, options: &SolverOptions) -> Option
 
 /// Builds the solver for `rules` (Kalah or Congkak), its database on
 /// `threads` threads, turning what can go wrong into the user's error with
-/// a hint.
+/// a hint. A database built but not saved is only warned about: the
+/// solve goes on with it.
 pub fn build_solver<G: ExactGame>(
     rules: G,
     options: &SolverOptions,
     threads: usize,
 ) -> Result<Solver<G>> {
     let pool = crate::thread_pool(threads)?;
-    pool.install(|| Solver::new(rules, options))
-        .map_err(|e| solver_error(e, " (try a smaller --tt or --db-seeds)"))
+    let solver = pool
+        .install(|| Solver::new(rules, options))
+        .map_err(|e| solver_error(e, " (try a smaller --tt or --db-seeds)"))?;
+    if let Some(e) = solver.endgame_not_saved() {
+        eprintln!("warning: {}", not_saved_warning(e));
+    }
+    Ok(solver)
+}
+
+/// What to say of a database built but not saved: why, that the solve goes
+/// on, and how not to try next time.
+pub fn not_saved_warning(e: &mancala_solver::EndgameError) -> String {
+    format!(
+        "the endgame database was not saved for the next run: {e}; solving on with it in \
+         memory (--no-db-cache builds it in memory without trying to save it, --db-dir DIR \
+         keeps it elsewhere)"
+    )
 }
 
 /// A solver's refusal as the user's error: `hint` added when the memory
@@ -217,9 +235,11 @@ fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
             "--db-seeds: the Oware solver has no endgame database",
         ));
     }
-    let solver: Arc<dyn ExactSolver<OwareRules>> =
-        exact_solver(&rules, &SolverOptions::table(args.tt as usize))
-            .map_err(|e| solver_error(e, ""))?;
+    let solver: Arc<dyn ExactSolver<OwareRules>> = exact_solver(
+        &rules,
+        &SolverOptions::table(args.tt.map_or(DEFAULT_TABLE_MIB, |mib| mib as usize)),
+    )
+    .map_err(|e| solver_error(e, ""))?;
     // A position carries no history (RULES.md), so `--position` starts a
     // game there: repetitions and `max_plies` count from it.
     let state = unfinished(&rules, args)?;

@@ -857,3 +857,44 @@ fn a_resumed_grid_keeps_only_rows_a_clean_run_writes() {
         rows_before
     );
 }
+
+#[test]
+fn fair_says_its_budget_does_not_cover_the_database_build() {
+    let help = stdout(&ok(&["analyze", "fair", "--help"]));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("The endgame database's build is not counted"),
+        "{help}"
+    );
+    let db = TempDir::new().unwrap();
+    let run = |json: bool| {
+        let mut cmd = crate::util::command();
+        cmd.args([
+            "analyze",
+            "fair",
+            "--game",
+            "kalah:pits=2,seeds=2",
+            "--capture",
+            "standard",
+            "--tt",
+            "1",
+            "--budget",
+            "1m",
+        ])
+        .env("MANCALA_DB_DIR", db.path());
+        if json {
+            cmd.arg("--json");
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    let text = stdout(&run(false));
+    assert!(
+        text.contains("endgame database ready in") && text.contains("(not counted in --budget)"),
+        "{text}"
+    );
+    let v: Value = serde_json::from_slice(&run(true).stdout).unwrap();
+    let set = &v["rule_sets"][0];
+    assert!(set["database_seconds"].as_f64().is_some(), "{set}");
+}

@@ -565,3 +565,37 @@ fn a_shard_folder_resumes_only_as_the_same_shard() {
         (24..36).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_tampered_shard_is_refused_with_a_hint_that_names_the_tournament_command() {
+    let tmp = TempDir::new().unwrap();
+    let config = write_config(tmp.path(), "sharded.toml", CONFIG);
+    let dirs = run_shards_concurrently(&config, &tmp.path().join("shards"), 2);
+    // The winner of shard 2's second game flipped by hand.
+    let log = dirs[1].join("games.jsonl");
+    let mut lines: Vec<String> = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut record: Value = serde_json::from_str(&lines[1]).unwrap();
+    let winner = record["winner"].as_u64().map_or(0, |w| 1 - w);
+    record["winner"] = winner.into();
+    lines[1] = record.to_string();
+    fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let out = tmp.path().join("merged");
+    let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let e = refused(&merge(&refs, &out, &[]));
+    assert!(e.contains("games.jsonl, line 2"), "{e}");
+    // `--fresh` is the tournament's option, not merge's: the hint says
+    // which command, shard and folder it goes with.
+    let shard = dirs[1].display();
+    assert!(
+        e.contains(&format!(
+            "mancala tournament CONFIG --shard 2/2 --output {shard} --fresh"
+        )),
+        "{e}"
+    );
+    assert!(!e.contains("start over with --fresh"), "{e}");
+    assert!(!out.exists(), "a refused merge leaves no folder");
+}

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::util::mancala;
+use crate::util::{mancala, ok};
 
 #[test]
 fn solve_json_gives_the_value_every_move_and_a_line_that_keeps_it() {
@@ -196,4 +196,89 @@ fn solve_oware_refuses_boards_too_large_saying_what_is_supported() {
     let out = mancala(&["solve", "--game", "oware:pits=2,seeds=2,max_plies=3"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("max_plies"));
+}
+
+/// `solve --json` on one thread, the database in memory, `extra` added,
+/// with the times (not part of the result) blanked.
+fn solve_json(game: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "solve",
+        "--game",
+        game,
+        "--threads",
+        "1",
+        "--no-db-cache",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = ok(&args);
+    let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["seconds", "endgame_seconds"] {
+        v["solution"]["stats"][key] = Value::Null;
+    }
+    v
+}
+
+/// The recorded `solve --json` of `game` (`tests/golden/solve`, searched
+/// with `--tt 16` and the default database).
+fn recorded(game: &str) -> Value {
+    let name = game.replace([':', ','], "_").replace('=', "-");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/solve")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_default_table_is_sized_to_the_board_and_tt_still_wins() {
+    const MIB: u64 = 1 << 20;
+    // Small boards get the 16 MiB floor (Kalah(4,1) took 1 GiB before):
+    // the table their recorded solutions were searched with, so the whole
+    // result, node counts included, is as recorded.
+    for game in [
+        "kalah:pits=3,seeds=1",
+        "kalah:pits=3,seeds=3,pie=true",
+        "kalah:pits=4,seeds=1",
+        "kalah:pits=4,seeds=1,empty_capture=true",
+    ] {
+        let v = solve_json(game, &[]);
+        assert_eq!(v["solution"]["stats"]["table_bytes"], 16 * MIB, "{game}");
+        assert_eq!(v, recorded(game), "{game}");
+    }
+    // Larger ones get what their positions can fill (Kalah(3,4): 593,775
+    // placements, two 16-byte slots each, rounded up to 32 MiB), and the
+    // same search: the bigger table evicts nothing the recorded one kept.
+    let game = "kalah:pits=3,seeds=4";
+    let v = solve_json(game, &[]);
+    let stats = &v["solution"]["stats"];
+    assert_eq!(stats["table_bytes"], 32 * MIB);
+    let golden = recorded(game);
+    assert_eq!(stats["nodes"], golden["solution"]["stats"]["nodes"]);
+    assert_eq!(v["solution"]["moves"], golden["solution"]["moves"]);
+    // An explicit --tt is used as given, larger than needed or not.
+    for tt in ["1", "64"] {
+        let v = solve_json("kalah:pits=4,seeds=1", &["--tt", tt]);
+        let mib: u64 = tt.parse().unwrap();
+        assert_eq!(
+            v["solution"]["stats"]["table_bytes"],
+            mib * MIB,
+            "--tt {tt}"
+        );
+    }
+}
+
+#[test]
+fn db_seeds_above_the_boards_seeds_are_capped_at_them() {
+    // Kalah(2,1) has 4 seeds: a database of more holds nothing more (as
+    // the `perfect` agent's is capped), so --db-seeds 100 builds 4.
+    let capped = solve_json("kalah:pits=2,seeds=1", &["--db-seeds", "100"]);
+    let stats = &capped["solution"]["stats"];
+    assert_eq!(stats["endgame_seeds"], 4, "{capped}");
+    assert_eq!(
+        stats["endgame_positions"], 70,
+        "placements of up to 4 seeds in 4 pits"
+    );
+    let none = solve_json("kalah:pits=2,seeds=1", &["--db-seeds", "0"]);
+    assert_eq!(capped["solution"]["value"], none["solution"]["value"]);
+    assert_eq!(capped["solution"]["moves"], none["solution"]["moves"]);
 }

@@ -35,7 +35,11 @@ pub struct FairOptions {
     pub db_seeds: Option<usize>,
     /// Where endgame databases are kept (`None`: in memory only).
     pub db_dir: Option<PathBuf>,
-    /// Time for each rule set; unsolved candidates are counted as such.
+    /// Search time for each rule set; unsolved candidates are counted as
+    /// such. The solver's endgame database is built (or loaded) first and
+    /// is not counted: the first run of a pit count builds it, later ones
+    /// load it from the cache, and a budget that counted it would give
+    /// the same command different results on the first run and the next.
     pub budget: Option<Duration>,
     /// Work out every candidate's exact value too. Without it, each
     /// candidate is only compared with 0, which takes at most two
@@ -99,6 +103,11 @@ pub struct FairReport {
     pub favours_second: usize,
     /// Seconds the search took (the database's build not counted).
     pub seconds: Value,
+    /// Seconds the endgame database took to build or load before the
+    /// search, outside the budget (`null` in documents written before it
+    /// was recorded; 0 without a database).
+    #[serde(default)]
+    pub database_seconds: Value,
     /// The fair starts, in candidate order.
     pub fair: Vec<FairStart>,
     /// With [`FairOptions::values`]: how many candidates have each value.
@@ -217,14 +226,19 @@ pub fn fair_starts(
         start_flat.push(setup.stores[Player::ONE]);
         let solver_options = solver_options(
             &rules,
-            options.tt,
+            Some(options.tt),
             options.db_seeds,
             options.db_dir.as_deref(),
         )?;
         observer.message(&format!("{rules}: building the solver..."));
         // One solver per rule set: its table carries over from candidate
         // to candidate (they share most of their positions).
-        let solver = build_solver(rules, &solver_options, &pool).map_err(solver_refused)?;
+        let solver =
+            build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
+        let database_seconds = solver
+            .endgame()
+            .map_or(0.0, |db| db.build_time().as_secs_f64());
+        // The budget starts now, after the database: see `FairOptions::budget`.
         let t0 = Instant::now();
         let until = StopCondition {
             deadline: options.budget.and_then(|b| t0.checked_add(b)),
@@ -319,6 +333,7 @@ pub fn fair_starts(
             favours_first: favour(1),
             favours_second: favour(-1),
             seconds: to_value(seconds),
+            database_seconds: to_value(database_seconds),
             fair,
             values: options.values.then(|| by_value.into_iter().collect()),
         });

@@ -404,6 +404,7 @@ fn exact_value(
     board: &Board,
     budget: Option<Duration>,
     args: &FirstMoveOptions,
+    observer: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<(Exact, Option<BoardSolver>)> {
     let threads = args.threads;
@@ -413,12 +414,18 @@ fn exact_value(
     };
     match &board.spec {
         GameSpec::Kalah(rules) => {
-            solve_store_free(key, rules, budget, args, stop, BoardSolver::Kalah)
+            solve_store_free(key, rules, budget, args, observer, stop, BoardSolver::Kalah)
         }
         GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads, stop)?, None)),
-        GameSpec::Congkak(rules) => {
-            solve_store_free(key, rules, budget, args, stop, BoardSolver::Congkak)
-        }
+        GameSpec::Congkak(rules) => solve_store_free(
+            key,
+            rules,
+            budget,
+            args,
+            observer,
+            stop,
+            BoardSolver::Congkak,
+        ),
     }
 }
 
@@ -432,13 +439,14 @@ fn solve_store_free<G: ExactGame + Copy>(
     rules: &G,
     budget: Duration,
     args: &FirstMoveOptions,
+    observer: &dyn Observer,
     stop: &AtomicBool,
     wrap: fn(Arc<Solver<G>>) -> BoardSolver,
 ) -> Result<(Exact, Option<BoardSolver>)> {
     let threads = args.threads;
-    let options = solver_options(rules, args.tt, args.db_seeds, args.db_dir.as_deref())?;
+    let options = solver_options(rules, Some(args.tt), args.db_seeds, args.db_dir.as_deref())?;
     let pool = crate::thread_pool(threads)?;
-    let solver = match build_solver(*rules, &options, &pool) {
+    let solver = match build_solver(*rules, &options, &pool, observer) {
         Ok(s) => s,
         Err(e @ SolveError::MultiRound { .. }) => {
             return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
@@ -804,7 +812,7 @@ pub fn run(
     'boards: for (b, left) in &plan {
         let mut solver = None;
         if !exacts.contains_key(&b.key) {
-            let (e, s) = exact_value(b, budget, args, stop)?;
+            let (e, s) = exact_value(b, budget, args, observer, stop)?;
             observer.solved(&e);
             exact_csv.append(&e)?;
             exacts.insert(b.key.clone(), e);
@@ -815,7 +823,7 @@ pub fn run(
             // Resumed: the value is known but the table is gone; solve
             // again for `perfect` (it fitted the budget before), and check
             // the saved value before any cell of the board is played.
-            let (again, s) = exact_value(b, budget, args, stop)?;
+            let (again, s) = exact_value(b, budget, args, observer, stop)?;
             let answer = |e: &Exact| (e.value, e.move_values.clone(), e.best_moves.clone());
             if again.is_solved() && answer(&again) != answer(exact) {
                 return Err(AnalysisError::Damaged {

@@ -147,6 +147,12 @@ pub trait Observer: Sync {
     fn message(&self, text: &str) {
         let _ = text;
     }
+    /// Something went wrong that the analysis works around (a database it
+    /// built but could not save), in a line: worth showing even where
+    /// messages are not.
+    fn warning(&self, text: &str) {
+        let _ = text;
+    }
 }
 
 impl Observer for () {}
@@ -166,21 +172,24 @@ pub fn check_db_seeds(k: Option<usize>) -> Result<()> {
 }
 
 /// The solver's options for `rules` under the user's flags: a `tt` MiB
-/// table and the database of `mancala solve` (or of `db_seeds` seeds, at
-/// most the board's), kept in `db_dir`.
+/// table (`None`: `mancala solve`'s, sized to the board) and the database
+/// of `mancala solve` (or of `db_seeds` seeds, at most the board's), kept
+/// in `db_dir`.
 ///
 /// # Errors
 /// [`AnalysisError::BadInput`] for too many database seeds.
 pub fn solver_options<G: ExactGame>(
     rules: &G,
-    tt: u64,
+    tt: Option<u64>,
     db_seeds: Option<usize>,
     db_dir: Option<&Path>,
 ) -> Result<SolverOptions> {
     // The same databases as `mancala solve`, from the same cache folder: a
     // grid of boards with one pit count shares one database per rule set.
     let mut options = SolverOptions::for_rules(rules);
-    options.table_mib = tt as usize;
+    if let Some(tt) = tt {
+        options.table_mib = tt as usize;
+    }
     options.endgame_dir = db_dir.map(Path::to_path_buf);
     check_db_seeds(db_seeds)?;
     if let Some(k) = db_seeds {
@@ -190,13 +199,22 @@ pub fn solver_options<G: ExactGame>(
     Ok(options)
 }
 
-/// A solver for `rules` built on `pool`, whose threads build its database.
+/// A solver for `rules` built on `pool`, whose threads build its database;
+/// a database built but not saved is told to `observer` as a warning.
 pub(crate) fn build_solver<G: ExactGame>(
     rules: G,
     options: &SolverOptions,
     pool: &rayon::ThreadPool,
+    observer: &dyn Observer,
 ) -> std::result::Result<mancala_solver::Solver<G>, mancala_solver::SolveError> {
-    pool.install(|| mancala_solver::Solver::new(rules, options))
+    let solver = pool.install(|| mancala_solver::Solver::new(rules, options))?;
+    if let Some(e) = solver.endgame_not_saved() {
+        observer.warning(&format!(
+            "{rules}: the endgame database was not saved for the next run: {e}; going on with \
+             it in memory"
+        ));
+    }
+    Ok(solver)
 }
 
 /// A solver's refusal to start as the user's error, with a hint where a

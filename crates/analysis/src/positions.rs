@@ -124,12 +124,12 @@ pub fn exact_positions(
 
     let solver_options = solver_options(
         &rules,
-        options.tt,
+        Some(options.tt),
         options.db_seeds,
         options.db_dir.as_deref(),
     )?;
     observer.message(&format!("{rules}: building the solver..."));
-    let solver = build_solver(rules, &solver_options, &pool).map_err(solver_refused)?;
+    let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
     let t1 = Instant::now();
     let until = StopCondition {
         deadline: None,

@@ -45,7 +45,9 @@ pub enum PerfectError {
     },
 }
 
-/// Table size of the `perfect` agent unless `tt=` says otherwise.
+/// Most table the `perfect` agent takes unless `tt=` says otherwise: a
+/// small board's is smaller, sized to what its positions can fill
+/// ([`crate::table_mib_for`]).
 pub const AGENT_TABLE_MIB: usize = 256;
 
 /// Positions of the agent's endgame database (one byte each).
@@ -54,25 +56,16 @@ pub const AGENT_ENDGAME_POSITIONS: u64 = 1 << 24;
 /// Largest `tt=` accepted, in MiB.
 pub const MAX_TABLE_MIB: usize = 16 * 1024;
 
-/// A parsed `perfect:...` spec.
-#[derive(Clone, Debug, PartialEq)]
+/// A parsed `perfect:...` spec; the default is plain `perfect`.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PerfectSpec {
     /// Give up solving after this long (and play the fallback's move).
     pub time: Option<Duration>,
-    /// Transposition table size in MiB.
-    pub table_mib: usize,
+    /// Transposition table size in MiB (`tt=`); `None`: sized to the
+    /// board, at most [`AGENT_TABLE_MIB`].
+    pub table_mib: Option<usize>,
     /// Who moves when the solver gives up; without one, the solver never does.
     pub fallback: Option<AgentSpec>,
-}
-
-impl Default for PerfectSpec {
-    fn default() -> PerfectSpec {
-        PerfectSpec {
-            time: None,
-            table_mib: AGENT_TABLE_MIB,
-            fallback: None,
-        }
-    }
 }
 
 impl PerfectSpec {
@@ -99,7 +92,7 @@ impl PerfectSpec {
             out.time = Some(parse_duration("time", t)?);
         }
         if let Some(mib) = spec.get_int("tt", 1..=MAX_TABLE_MIB as u64)? {
-            out.table_mib = mib as usize;
+            out.table_mib = Some(mib as usize);
         }
         if let Some(f) = fallback {
             out.fallback = Some(f.parse::<AgentSpec>()?);
@@ -149,8 +142,8 @@ impl std::fmt::Display for PerfectSpec {
         if let Some(t) = self.time {
             opts.push(format!("time={}", mancala_agents::format_duration(t)));
         }
-        if self.table_mib != AGENT_TABLE_MIB {
-            opts.push(format!("tt={}", self.table_mib));
+        if let Some(mib) = self.table_mib {
+            opts.push(format!("tt={mib}"));
         }
         if let Some(fb) = &self.fallback {
             opts.push(format!("fallback={fb}"));
@@ -163,9 +156,12 @@ impl std::fmt::Display for PerfectSpec {
     }
 }
 
-/// The agent's solver options for `rules`: its table and a database of
-/// at most [`AGENT_ENDGAME_POSITIONS`] positions.
-fn agent_options<G: Game>(rules: &G, table_mib: usize) -> SolverOptions {
+/// The agent's solver options for `rules`: its table (`table_mib`, else
+/// sized to the board) and a database of at most
+/// [`AGENT_ENDGAME_POSITIONS`] positions.
+fn agent_options<G: Game>(rules: &G, table_mib: Option<usize>) -> SolverOptions {
+    let table_mib =
+        table_mib.unwrap_or_else(|| crate::exact::default_table_mib(rules, AGENT_TABLE_MIB));
     let options = SolverOptions::table(table_mib)
         .with_endgame_positions(AGENT_ENDGAME_POSITIONS, rules.pits());
     SolverOptions {
@@ -177,21 +173,22 @@ fn agent_options<G: Game>(rules: &G, table_mib: usize) -> SolverOptions {
 /// One solver per game, rule set and table size, for the whole process.
 fn shared_solver<G: Game>(
     rules: &G,
-    table_mib: usize,
+    table_mib: Option<usize>,
 ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+    let options = agent_options(rules, table_mib);
     type Cache = Mutex<HashMap<(String, usize), Box<dyn Any + Send>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
     // The game's name too: two games' rules may print alike.
-    let key = (format!("{} {rules}", rules.name()), table_mib);
+    let key = (format!("{} {rules}", rules.name()), options.table_mib);
     if let Some(s) = cache
         .get(&key)
         .and_then(|s| s.downcast_ref::<Arc<dyn ExactSolver<G>>>())
     {
         return Ok(Arc::clone(s));
     }
-    let solver = exact_solver(rules, &agent_options(rules, table_mib))?;
+    let solver = exact_solver(rules, &options)?;
     cache.insert(key, Box::new(Arc::clone(&solver)));
     Ok(solver)
 }
@@ -303,5 +300,38 @@ impl<G: Game> Agent<G> for Perfect<G> {
 
     fn info(&self) -> SearchInfo {
         self.info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_agents_table_is_sized_to_the_board_unless_tt_says() {
+        let small = KalahRules::new(4, 1).unwrap();
+        let big = KalahRules::default();
+        let mib = |rules: &KalahRules, spec: &str| {
+            agent_options(rules, PerfectSpec::parse(spec).unwrap().table_mib).table_mib
+        };
+        assert_eq!(mib(&small, "perfect"), crate::MIN_TABLE_MIB);
+        assert_eq!(mib(&big, "perfect"), AGENT_TABLE_MIB);
+        assert_eq!(mib(&small, "perfect:tt=64"), 64);
+        assert_eq!(mib(&big, "perfect:tt=1024"), 1024);
+        let congkak = CongkakRules::new(3, 2).unwrap();
+        assert_eq!(
+            agent_options(&congkak, None).table_mib,
+            crate::MIN_TABLE_MIB
+        );
+        // Oware's table grows as it fills: the cap is all there is to say.
+        let oware = mancala_core::OwareRules::default();
+        assert_eq!(agent_options(&oware, None).table_mib, AGENT_TABLE_MIB);
+        // An explicit size prints back, even the cap.
+        let spec = PerfectSpec::parse("perfect:tt=256").unwrap();
+        assert_eq!(spec.to_string(), "perfect:tt=256");
+        assert_eq!(
+            PerfectSpec::parse("perfect").unwrap().to_string(),
+            "perfect"
+        );
     }
 }

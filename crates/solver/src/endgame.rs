@@ -19,6 +19,7 @@
 //! a placement is how many placements of the same seeds come before it in
 //! lexicographic order, so the table has no holes.
 
+use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI8, Ordering};
@@ -104,6 +105,16 @@ pub enum EndgameError {
         /// Why.
         source: std::io::Error,
     },
+    /// Something other than a file where the database should be (a folder,
+    /// a FIFO, a device): refused by name, never opened, since reading a
+    /// FIFO would wait for a writer for ever.
+    #[error("{}: {kind}, not an endgame database file; remove it to have the database built there", path.display())]
+    NotAFile {
+        /// The database's path.
+        path: PathBuf,
+        /// What is there instead ("a directory", "a FIFO", ...).
+        kind: &'static str,
+    },
     /// A file that is damaged or not the database expected: refused, by
     /// name, rather than overwritten unseen.
     #[error("{}: {why}; delete it to have it built again", path.display())]
@@ -187,6 +198,57 @@ fn binomial(n: usize, k: usize) -> Option<u64> {
         }
     }
     u64::try_from(r).ok()
+}
+
+/// What a file type is, in words, unless it is a regular file.
+fn not_a_file(kind: std::fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        return None;
+    }
+    if kind.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return Some("a FIFO");
+        }
+        if kind.is_socket() {
+            return Some("a socket");
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// `path` opened for reading if it is a regular file (a link to one
+/// included), else [`EndgameError::NotAFile`]. Its type is looked at
+/// before it is opened, since opening a FIFO waits for a writer; on Unix
+/// it is opened without waiting too, and the file opened is looked at
+/// again, in case another was put there in between.
+fn open_file(path: &Path) -> Result<File, EndgameError> {
+    let read = |source| EndgameError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let check = |meta: std::fs::Metadata| match not_a_file(meta.file_type()) {
+        Some(kind) => Err(EndgameError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        }),
+        None => Ok(()),
+    };
+    check(std::fs::metadata(path).map_err(read)?)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(read)?;
+    check(file.metadata().map_err(read)?)?;
+    Ok(file)
 }
 
 impl<G: ExactGame> Endgame<G> {
@@ -275,28 +337,101 @@ impl<G: ExactGame> Endgame<G> {
     /// when a saved one is there, else builds it and saves it there, so
     /// that the next run (of any board with as many pits) skips the build.
     ///
+    /// A database built but not saved (a full disk, a folder that cannot be
+    /// created or written) is still returned, with why it was not saved:
+    /// the build is the costly part, and the caller can use the values
+    /// and say that the next run builds them again. Nothing half-written is
+    /// left in `dir`. When another process saves the same database while
+    /// this one builds it, the first file saved stays and the other build's
+    /// copy is dropped: both hold the same values.
+    ///
     /// # Errors
-    /// As [`Endgame::build`], [`Endgame::save`] and [`Endgame::load`], and
-    /// [`EndgameError::CreateDir`]. A saved file that is damaged or not a
-    /// database of these rules is an error too, naming the file, rather
-    /// than being overwritten unseen.
+    /// As [`Endgame::build`] and [`Endgame::load`]. A saved file that is
+    /// damaged or not a database of these rules, or something other than a
+    /// file at its path ([`EndgameError::NotAFile`]), is an error too,
+    /// naming the path, rather than being overwritten unseen.
     pub fn load_or_build(
         rules: &G,
         max_seeds: usize,
         dir: &Path,
-    ) -> Result<Endgame<G>, EndgameError> {
+    ) -> Result<(Endgame<G>, Option<EndgameError>), EndgameError> {
         let max_seeds = max_seeds.min(MAX_DB_SEEDS);
         let path = Endgame::path_in(dir, rules, max_seeds);
-        if path.exists() {
-            return Endgame::load(rules, max_seeds, &path);
+        // Whatever is at the path (a link followed) is for `load` to read
+        // or refuse; only nothing at all (or a folder that cannot be
+        // looked into, which the save then reports) means building.
+        if std::fs::metadata(&path).is_ok() {
+            return Endgame::load(rules, max_seeds, &path).map(|db| (db, None));
         }
         let db = Endgame::build(rules, max_seeds)?;
+        let not_saved = db.save_new(dir, &path).err();
+        Ok((db, not_saved))
+    }
+
+    /// Saves the database as `path` in `dir` (created if need be) unless a
+    /// file is there by then: another process built the same database
+    /// meanwhile and saved it first.
+    fn save_new(&self, dir: &Path, path: &Path) -> Result<(), EndgameError> {
         std::fs::create_dir_all(dir).map_err(|source| EndgameError::CreateDir {
             dir: dir.to_path_buf(),
             source,
         })?;
-        db.save(&path)?;
-        Ok(db)
+        let tmp = self.write_temporary(dir, path)?;
+        match tmp.persist_noclobber(path) {
+            Ok(_) => Ok(()),
+            // The winner's file holds the same values as ours (the same
+            // rules and level, built the same way): keep it, drop ours.
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists && path.is_file() => {
+                Ok(())
+            }
+            // Dropping the temporary file (in `e`) removes it.
+            Err(e) => Err(EndgameError::Write {
+                path: path.to_path_buf(),
+                source: e.error,
+            }),
+        }
+    }
+
+    /// The database written, header to checksum, to a new file of a unique
+    /// name in `dir`, flushed to the disk: two processes saving the same
+    /// database never write one file, and a file that cannot be written
+    /// whole (a full disk) is removed, as the returned file is when it is
+    /// dropped rather than persisted. Errors name `path`, the database.
+    fn write_temporary(
+        &self,
+        dir: &Path,
+        path: &Path,
+    ) -> Result<tempfile::NamedTempFile, EndgameError> {
+        let err = |source: std::io::Error| EndgameError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let name = path
+            .file_name()
+            .map_or_else(|| "endgame".into(), |n| n.to_string_lossy().into_owned());
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".partial");
+        // Read and write for all, less the umask, as any file the program
+        // creates: a cache folder may be shared (the default is 0600).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let mut tmp = builder.tempfile_in(dir).map_err(err)?;
+        let bytes: Vec<u8> = self
+            .values
+            .iter()
+            .map(|v| v.load(Ordering::Relaxed) as u8)
+            .collect();
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        out.write_all(self.header().as_bytes()).map_err(err)?;
+        out.write_all(&bytes).map_err(err)?;
+        out.write_all(&checksum(&bytes).to_le_bytes())
+            .map_err(err)?;
+        out.into_inner()
+            .map_err(|e| err(e.into_error()))?
+            .sync_all()
+            .map_err(err)?;
+        Ok(tmp)
     }
 
     /// Where [`Endgame::load_or_build`] keeps the database of `rules` up to
@@ -310,40 +445,33 @@ impl<G: ExactGame> Endgame<G> {
 
     /// Writes the database to `path`: a header line naming what it holds,
     /// the values, and a checksum of them. The file is written under a
-    /// temporary name and renamed, so an interrupted save leaves no
-    /// half-written database behind.
+    /// temporary name of its own in the same folder and renamed, so an
+    /// interrupted save leaves no half-written database behind and two
+    /// saves at once never mix their bytes.
     ///
     /// # Errors
     /// [`EndgameError::Write`] naming the file when it cannot be written.
     pub fn save(&self, path: &Path) -> Result<(), EndgameError> {
-        let err = |source: std::io::Error| EndgameError::Write {
-            path: path.to_path_buf(),
-            source,
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
         };
-        let bytes: Vec<u8> = self
-            .values
-            .iter()
-            .map(|v| v.load(Ordering::Relaxed) as u8)
-            .collect();
-        let tmp = path.with_extension("partial");
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(err)?);
-        out.write_all(self.header().as_bytes()).map_err(err)?;
-        out.write_all(&bytes).map_err(err)?;
-        out.write_all(&checksum(&bytes).to_le_bytes())
-            .map_err(err)?;
-        out.into_inner()
-            .map_err(|e| err(e.into_error()))?
-            .sync_all()
-            .map_err(err)?;
-        std::fs::rename(&tmp, path).map_err(err)
+        self.write_temporary(dir, path)?
+            .persist(path)
+            .map(drop)
+            .map_err(|e| EndgameError::Write {
+                path: path.to_path_buf(),
+                source: e.error,
+            })
     }
 
     /// Reads a database saved by [`Endgame::save`], checking that it is the
     /// database of `rules` up to `max_seeds` seeds and is intact.
     ///
     /// # Errors
-    /// [`EndgameError::Read`] or [`EndgameError::Invalid`], naming the file
-    /// and what is wrong with it, or [`EndgameError::Allocation`].
+    /// [`EndgameError::Read`], [`EndgameError::NotAFile`] or
+    /// [`EndgameError::Invalid`], naming the file and what is wrong with
+    /// it, or [`EndgameError::Allocation`].
     pub fn load(rules: &G, max_seeds: usize, path: &Path) -> Result<Endgame<G>, EndgameError> {
         let t0 = Instant::now();
         let bad = |why: &str| EndgameError::Invalid {
@@ -351,12 +479,7 @@ impl<G: ExactGame> Endgame<G> {
             why: why.to_string(),
         };
         let mut db = Endgame::empty(rules, max_seeds, false)?;
-        let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(|source| {
-            EndgameError::Read {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?);
+        let mut file = std::io::BufReader::new(open_file(path)?);
         let header = db.header();
         let mut got = vec![0u8; header.len()];
         file.read_exact(&mut got)
@@ -566,12 +689,13 @@ mod tests {
     fn a_saved_database_loads_with_the_same_values() {
         let dir = tempfile::tempdir().unwrap();
         let rules = KalahRules::new(3, 2).unwrap();
-        let built = Endgame::load_or_build(&rules, 6, dir.path()).unwrap();
+        let (built, not_saved) = Endgame::load_or_build(&rules, 6, dir.path()).unwrap();
+        assert!(not_saved.is_none(), "{not_saved:?}");
         let path = Endgame::path_in(dir.path(), &rules, 6);
         assert!(path.exists());
         // Another board with as many pits reads the same file.
         let other = KalahRules::new(3, 5).unwrap();
-        let loaded = Endgame::load_or_build(&other, 6, dir.path()).unwrap();
+        let (loaded, _) = Endgame::load_or_build(&other, 6, dir.path()).unwrap();
         assert_eq!(loaded.len(), built.len());
         for (a, b) in built.values.iter().zip(&loaded.values) {
             assert_eq!(a.load(Ordering::Relaxed), b.load(Ordering::Relaxed));
@@ -604,5 +728,133 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 20]).unwrap();
         let err = Endgame::load(&rules, 4, &path).unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_database_another_process_saved_first_is_kept_and_no_temporary_name_is_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = KalahRules::new(2, 2).unwrap();
+        let db = Endgame::build(&rules, 4).unwrap();
+        let path = Endgame::path_in(dir.path(), &rules, 4);
+        // Two processes that built the same database save it at once: each
+        // writes a temporary file of its own...
+        let first = db.write_temporary(dir.path(), &path).unwrap();
+        let second = db.write_temporary(dir.path(), &path).unwrap();
+        assert_ne!(first.path(), second.path());
+        // ... the first renames its file into place, and the second, finding
+        // it there, keeps it rather than failing or replacing it.
+        first.persist_noclobber(&path).unwrap();
+        let winner = std::fs::read(&path).unwrap();
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap());
+        drop(second);
+        db.save_new(dir.path(), &path).unwrap();
+        #[cfg(unix)]
+        assert_eq!(
+            std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&path).unwrap()),
+            inode,
+            "the winner's file stays"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), winner);
+        assert_eq!(
+            names(dir.path()),
+            [path.file_name().unwrap().to_string_lossy()]
+        );
+        // A name another save left behind (a folder, even) is not in the way.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(path.with_extension("partial")).unwrap();
+        let (_, not_saved) = Endgame::load_or_build(&rules, 4, dir.path()).unwrap();
+        assert!(not_saved.is_none(), "{not_saved:?}");
+        assert!(Endgame::load(&rules, 4, &path).is_ok());
+    }
+
+    #[test]
+    fn a_database_that_cannot_be_saved_is_still_built_and_says_why() {
+        // A cache folder that cannot be created (it would be under a file):
+        // what a read-only or missing home does, even to root, whom a
+        // read-only mode does not stop.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "not a folder").unwrap();
+        let rules = KalahRules::new(2, 2).unwrap();
+        let (db, not_saved) = Endgame::load_or_build(&rules, 4, &file.join("cache")).unwrap();
+        let built = Endgame::build(&rules, 4).unwrap();
+        assert_eq!(db.len(), built.len());
+        for (a, b) in db.values.iter().zip(&built.values) {
+            assert_eq!(a.load(Ordering::Relaxed), b.load(Ordering::Relaxed));
+        }
+        let not_saved = not_saved.expect("the save failed");
+        assert!(
+            matches!(not_saved, EndgameError::CreateDir { .. }),
+            "{not_saved:?}"
+        );
+        assert!(not_saved.to_string().contains("a-file"), "{not_saved}");
+        assert_eq!(names(dir.path()), ["a-file"]);
+    }
+
+    #[test]
+    fn a_directory_at_the_database_path_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = KalahRules::new(2, 2).unwrap();
+        let path = Endgame::path_in(dir.path(), &rules, 4);
+        std::fs::create_dir(&path).unwrap();
+        for err in [
+            Endgame::load_or_build(&rules, 4, dir.path()).unwrap_err(),
+            Endgame::load(&rules, 4, &path).unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    err,
+                    EndgameError::NotAFile {
+                        kind: "a directory",
+                        ..
+                    }
+                ),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            assert!(text.contains(&*path.to_string_lossy()), "{text}");
+            assert!(!text.contains("too short"), "{text}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_at_the_database_path_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = KalahRules::new(2, 2).unwrap();
+        let path = Endgame::path_in(dir.path(), &rules, 4);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: no mkfifo command to make a FIFO with");
+            return;
+        }
+        // Opening a FIFO to read blocks until someone opens it to write: a
+        // solver that did would never return. The test waits a minute at
+        // most, on another thread, so that it fails rather than hangs.
+        let (send, receive) = std::sync::mpsc::channel();
+        let dir_path = dir.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = send.send(Endgame::load_or_build(&rules, 4, &dir_path).map(|_| ()));
+        });
+        let err = receive
+            .recv_timeout(Duration::from_secs(60))
+            .expect("load_or_build returned instead of waiting on the FIFO")
+            .unwrap_err();
+        assert!(
+            matches!(err, EndgameError::NotAFile { kind: "a FIFO", .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(&*path.to_string_lossy()), "{err}");
     }
 }

@@ -204,6 +204,20 @@ pub fn exact_solver<G: Game>(
     Ok(*erased::<G>(solver).expect("the solver of the game matched"))
 }
 
+/// The default table of `rules`' solver, at most `most` MiB: sized to the
+/// board where the table is allocated whole up front (Kalah, Congkak:
+/// [`crate::table_mib_for`]); `most` for Oware's, which grows as it fills.
+pub(crate) fn default_table_mib<G: Game>(rules: &G, most: usize) -> usize {
+    let any = rules as &dyn Any;
+    if let Some(rules) = any.downcast_ref::<KalahRules>() {
+        crate::table_mib_for(rules, most)
+    } else if let Some(rules) = any.downcast_ref::<CongkakRules>() {
+        crate::table_mib_for(rules, most)
+    } else {
+        most
+    }
+}
+
 /// `solver` (an `Arc<dyn ExactSolver<H>>`, boxed) as a solver of `G`, when
 /// `H` is `G`.
 pub(crate) fn erased<G: Game>(solver: Box<dyn Any>) -> Option<Box<Arc<dyn ExactSolver<G>>>> {

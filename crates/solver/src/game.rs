@@ -81,6 +81,13 @@ pub trait ExactGame: Game<State = <Self as ExactGame>::Position> + Copy + Partia
     /// position the rules end at once: its stores must start empty, so
     /// that their margin is what the end added.
     fn database_position(&self, board: &[u8]) -> Option<Self::State>;
+
+    /// Table keys one placement of seeds in the pits can have: views that
+    /// differ only in what [`View`] holds besides the board (a pending
+    /// swap). Sizes the default table ([`crate::table_mib_for`]).
+    fn keys_per_board(&self) -> u64 {
+        1
+    }
 }
 
 impl ExactGame for KalahRules {
@@ -160,6 +167,18 @@ impl ExactGame for KalahRules {
     fn database_position(&self, board: &[u8]) -> Option<Self::State> {
         let n = self.pits();
         Some(self.position_unchecked([&board[..n], &board[n..]], [0, 0], Player::ZERO))
+    }
+
+    fn keys_per_board(&self) -> u64 {
+        // With the pie rule a board is also seen with the swap to come and
+        // with the swap now. From one start the margin a pending swap keys
+        // is set by the board: in the opening turn only the first player's
+        // store changes, by what left the pits.
+        if self.pie {
+            3
+        } else {
+            1
+        }
     }
 }
 

@@ -90,8 +90,42 @@ impl Default for SolverOptions {
     }
 }
 
-/// Default table size: 1 GiB (about 45 M positions).
+/// Default table size of a big board: 1 GiB (about 45 M positions).
+/// Smaller boards get the table their positions can fill
+/// ([`table_mib_for`]).
 pub const DEFAULT_TABLE_MIB: usize = 1024;
+
+/// The smallest default table, 16 MiB: what the recorded node counts of
+/// the small boards (`tests/golden/solve`) were searched with, so that a
+/// default solve of those boards searches exactly as recorded; a smaller
+/// one would save only milliseconds of allocation.
+pub const MIN_TABLE_MIB: usize = 16;
+
+/// Table slots per position a board can put in the table: even a search
+/// that reached every one of them would leave half the slots free (and the
+/// searches measured reach a small share: a solve of Kalah(4,4) without a
+/// database fills under 250,000 slots, for 77 M placements).
+const SLOTS_PER_POSITION: u64 = 2;
+
+/// The default table of a solver of `rules`, in MiB: no more than the
+/// positions of the board can fill (every placement of its seeds in the
+/// pits, once per pending-swap state: [`ExactGame::keys_per_board`]),
+/// [`SLOTS_PER_POSITION`] slots each, rounded up to a power of two, at
+/// least [`MIN_TABLE_MIB`] and at most `most`. Without it a small board
+/// paid for a table of `most`: `solve` of Kalah(4,1), 12,870 placements,
+/// allocated and touched 1 GiB, seconds of work for a search of
+/// microseconds. A big board (Kalah(4,4) and up) gets `most`.
+pub fn table_mib_for<G: ExactGame>(rules: &G, most: usize) -> usize {
+    let bytes = endgame::positions(rules.pits(), rules.total_seeds())
+        .and_then(|boards| boards.checked_mul(rules.keys_per_board()))
+        .and_then(|keys| keys.checked_mul(SLOTS_PER_POSITION * table::SLOT_BYTES as u64));
+    match bytes {
+        Some(bytes) => usize::try_from(bytes.div_ceil(1 << 20).next_power_of_two())
+            .unwrap_or(most)
+            .clamp(MIN_TABLE_MIB.min(most), most),
+        None => most,
+    }
+}
 
 /// Most positions an endgame database holds by default (one byte each):
 /// 22 seeds on six pits. Every 2 seeds more halve the nodes of a Kalah(6,4)
@@ -121,14 +155,15 @@ impl SolverOptions {
         .with_endgame_positions(1 << 20, 3)
     }
 
-    /// The default for `rules`: a 1 GiB table and the largest database of
+    /// The default for `rules`: a table of at most [`DEFAULT_TABLE_MIB`]
+    /// sized to the board ([`table_mib_for`]) and the largest database of
     /// at most [`ExactGame::DATABASE_POSITIONS`] positions (Kalah:
     /// [`DEFAULT_ENDGAME_POSITIONS`]) holding at most a share of the
     /// board's seeds ([`ExactGame::DATABASE_SHARE`]: half for Kalah, a
     /// quarter for Congkak), beyond which a bigger database costs more to
     /// build than the search it saves.
     pub fn for_rules<G: ExactGame>(rules: &G) -> SolverOptions {
-        let mut options = SolverOptions::table(DEFAULT_TABLE_MIB)
+        let mut options = SolverOptions::table(table_mib_for(rules, DEFAULT_TABLE_MIB))
             .with_endgame_positions(G::DATABASE_POSITIONS, rules.pits());
         options.endgame_seeds = options
             .endgame_seeds
@@ -261,6 +296,8 @@ pub struct Solver<G: ExactGame = KalahRules> {
     rules: G,
     table: Table,
     endgame: Option<Endgame<G>>,
+    /// Why the database, built, was not saved in its folder.
+    not_saved: Option<EndgameError>,
     bits: u32,
     nodes: AtomicU64,
     on_probe: Option<ProbeCallback>,
@@ -280,26 +317,33 @@ impl<G: ExactGame> Solver<G> {
     /// A solver for `rules`: allocates the table and builds the endgame
     /// database (on the current rayon pool).
     ///
+    /// A database built but not saved in [`SolverOptions::endgame_dir`] (a
+    /// full disk, a folder that cannot be written) is no error: the solver
+    /// uses it, and [`Solver::endgame_not_saved`] says why the next run
+    /// builds it again.
+    ///
     /// # Errors
     /// [`SolveError::MultiRound`] for rules the search cannot solve
     /// ([`ExactGame::check_solvable`]); [`SolveError::Table`] or
-    /// [`SolveError::Endgame`] when the memory cannot be had or the
-    /// database cannot be read or saved.
+    /// [`SolveError::Endgame`] when the memory cannot be had or a saved
+    /// database cannot be read.
     pub fn new(rules: G, options: &SolverOptions) -> Result<Solver<G>, SolveError> {
         rules.check_solvable()?;
         let table = Table::new(options.table_mib)?;
-        let endgame = match options.endgame_seeds {
-            0 => None,
-            k => Some(match &options.endgame_dir {
-                Some(dir) => Endgame::load_or_build(&rules, k, dir),
-                None => Endgame::build(&rules, k),
-            }?),
+        let (endgame, not_saved) = match (options.endgame_seeds, &options.endgame_dir) {
+            (0, _) => (None, None),
+            (k, Some(dir)) => {
+                let (db, not_saved) = Endgame::load_or_build(&rules, k, dir)?;
+                (Some(db), not_saved)
+            }
+            (k, None) => (Some(Endgame::build(&rules, k)?), None),
         };
         Ok(Solver {
             bits: view::bits_for(rules.total_seeds()),
             rules,
             table,
             endgame,
+            not_saved,
             nodes: AtomicU64::new(0),
             on_probe: None,
         })
@@ -320,6 +364,13 @@ impl<G: ExactGame> Solver<G> {
     /// The endgame database, if any.
     pub fn endgame(&self) -> Option<&Endgame<G>> {
         self.endgame.as_ref()
+    }
+
+    /// Why the endgame database, built for this solver, could not be saved
+    /// in [`SolverOptions::endgame_dir`] for the next run (`None`: it was
+    /// saved, loaded, or not to be kept).
+    pub fn endgame_not_saved(&self) -> Option<&EndgameError> {
+        self.not_saved.as_ref()
     }
 
     /// Slots of the table holding an entry.
@@ -786,6 +837,59 @@ mod tests {
         let solver = Solver::new(rules, options).unwrap();
         let shared = solver.shared();
         Search::new(&shared, StopCondition::NEVER).solve(state, 0)
+    }
+
+    #[test]
+    fn the_default_table_is_sized_to_the_board_and_an_explicit_size_wins() {
+        let kalah = |pits, seeds| KalahRules::new(pits, seeds).unwrap();
+        let default = |rules: &KalahRules| SolverOptions::for_rules(rules).table_mib;
+        // Kalah(4,1): 12,870 placements of up to 8 seeds in 8 pits, 400 KiB of
+        // slots at two a position: the 16 MiB floor, not 1 GiB.
+        assert_eq!(default(&kalah(4, 1)), MIN_TABLE_MIB);
+        assert_eq!(default(&kalah(3, 1)), MIN_TABLE_MIB);
+        // Kalah(3,4): 593,775 placements, 18.1 MiB of slots: 32 MiB; with
+        // the pie rule three keys a board: 54.4 MiB, so 64 MiB.
+        assert_eq!(default(&kalah(3, 4)), 32);
+        let mut pie = kalah(3, 4);
+        pie.pie = true;
+        assert_eq!(default(&pie), 64);
+        // Kalah(4,3): 10,518,300 placements, 321 MiB: 512 MiB.
+        assert_eq!(default(&kalah(4, 3)), 512);
+        // Big boards keep the whole default.
+        for rules in [
+            kalah(4, 4),
+            kalah(5, 3),
+            KalahRules::default(),
+            kalah(12, 10),
+        ] {
+            assert_eq!(default(&rules), DEFAULT_TABLE_MIB, "{rules}");
+        }
+        // Congkak sizes the same way; a smaller cap (the agent's) wins.
+        let congkak = mancala_core::CongkakRules::new(3, 2).unwrap();
+        assert_eq!(SolverOptions::for_rules(&congkak).table_mib, MIN_TABLE_MIB);
+        assert_eq!(table_mib_for(&kalah(4, 3), 256), 256);
+        assert_eq!(table_mib_for(&kalah(4, 1), 8), 8);
+        // Every size holds at least two slots for each key the board has.
+        for pits in 1..=6 {
+            for seeds in 1..=6 {
+                let rules = kalah(pits, seeds);
+                let mib = table_mib_for(&rules, usize::MAX);
+                let keys = endgame::positions(pits, rules.total_seeds()).unwrap();
+                let slots = ((mib as u64) << 20) / table::SLOT_BYTES as u64;
+                assert!(slots >= 2 * keys, "{rules}: {mib} MiB for {keys} keys");
+                assert!(
+                    mib.is_power_of_two() && mib >= MIN_TABLE_MIB,
+                    "{rules}: {mib}"
+                );
+            }
+        }
+        // The table the solver allocates is the one asked for: an explicit
+        // size is used as given.
+        let rules = kalah(4, 1);
+        for mib in [default(&rules), 64] {
+            let solver = Solver::new(rules, &SolverOptions::table(mib)).unwrap();
+            assert_eq!(solver.table.bytes(), mib << 20);
+        }
     }
 
     #[test]

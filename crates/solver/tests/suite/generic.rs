@@ -121,14 +121,15 @@ fn congkak_on_two_threads_gives_the_one_thread_solution() {
 fn a_saved_congkak_database_loads_with_the_same_values_and_is_never_kalahs() {
     let dir = tempfile::tempdir().unwrap();
     let rules = CongkakRules::new(3, 2).unwrap();
-    let built = Endgame::load_or_build(&rules, 8, dir.path()).unwrap();
+    let (built, not_saved) = Endgame::load_or_build(&rules, 8, dir.path()).unwrap();
+    assert!(not_saved.is_none(), "{not_saved:?}");
     let path = Endgame::path_in(dir.path(), &rules, 8);
     assert!(path.exists());
     assert!(path.to_string_lossy().contains("congkak-pits3"), "{path:?}");
     // Another board with as many holes reads the same file.
     let other = CongkakRules::new(3, 5).unwrap();
     assert_eq!(Endgame::path_in(dir.path(), &other, 8), path);
-    let loaded = Endgame::load_or_build(&other, 8, dir.path()).unwrap();
+    let (loaded, _) = Endgame::load_or_build(&other, 8, dir.path()).unwrap();
     assert_eq!(loaded.len(), built.len());
     // The same values: saved again, the files are the same bytes.
     let again = dir.path().join("again.endgame");
@@ -264,17 +265,29 @@ fn the_solvers_errors_are_typed() {
     assert!(err.to_string().contains("missing.endgame"), "{err}");
     let file = dir.path().join("a-file");
     std::fs::write(&file, "not a folder").unwrap();
-    let err = CongkakSolver::new(
+    // A database folder that cannot be made: the database is built and
+    // used all the same, and the solver says why it was not saved.
+    let solver = CongkakSolver::new(
         rules,
         &SolverOptions {
             endgame_dir: Some(file.join("db")),
             ..with_database(1, 4)
         },
     )
-    .unwrap_err();
+    .unwrap();
     assert!(
-        matches!(err, SolveError::Endgame(EndgameError::CreateDir { .. })),
-        "{err:?}"
+        matches!(
+            solver.endgame_not_saved(),
+            Some(EndgameError::CreateDir { .. })
+        ),
+        "{:?}",
+        solver.endgame_not_saved()
+    );
+    assert_eq!(solver.endgame().map(Endgame::max_seeds), Some(4));
+    let fresh = CongkakSolver::new(rules, &with_database(1, 4)).unwrap();
+    assert_eq!(
+        solver.value(&rules.start(), StopCondition::NEVER).unwrap(),
+        fresh.value(&rules.start(), StopCondition::NEVER).unwrap()
     );
     // A finished game and a spent budget, through the interface.
     let solver = exact_solver(&rules, &SolverOptions::small()).unwrap();
