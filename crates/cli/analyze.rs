@@ -85,8 +85,8 @@ pub struct FirstMoveArgs {
     #[arg(long, default_value = "standard")]
     rules: String,
     /// The agent ladder, weakest first, as separate values (default:
-    /// random greedy minimax:depth=2 minimax:depth=4 minimax:depth=6
-    /// mcts:sims=100 mcts:sims=1000 perfect). `perfect` plays only on
+    /// random greedy minimax:depth=2,margin=0 minimax:depth=4,margin=0
+    /// minimax:depth=6,margin=0 mcts:sims=100 mcts:sims=1000 perfect). `perfect` plays only on
     /// boards the solver finished.
     #[arg(long, num_args = 1.., value_name = "SPEC")]
     agents: Vec<String>,

@@ -734,6 +734,19 @@ fn a_resumed_grid_keeps_only_rows_a_clean_run_writes() {
     let exact_copy = col(&header, "exact_value");
     let seed = col(&header, "seed");
     let games = col(&header, "first_wins");
+    let distinct = col(&header, "distinct_games");
+    let score_lo = col(&header, "score_lo");
+    // A row of one game repeated (perfect on a board with one best line),
+    // to be given an interval it must not have.
+    let repeated = rows
+        .iter()
+        .position(|r| r[distinct] == "1")
+        .expect("a cell of one game repeated");
+    assert_eq!(rows[repeated][score_lo], "", "{:?}", rows[repeated]);
+    let varied = rows
+        .iter()
+        .position(|r| r[distinct] != "1")
+        .expect("a cell of games that differ");
     let cases: Vec<(&str, Edit, &str)> = vec![
         (
             "a score edited",
@@ -782,6 +795,26 @@ fn a_resumed_grid_keeps_only_rows_a_clean_run_writes() {
             "an exact value edited",
             Box::new(move |_, e| e[1][value] = "7".into()),
             "is not the best of the move values",
+        ),
+        (
+            "a row without the count of distinct games",
+            Box::new(move |r, _| r[3][distinct] = "0".into()),
+            "written by an earlier version",
+        ),
+        (
+            "more distinct games than games",
+            Box::new(move |r, _| r[3][distinct] = "7".into()),
+            "distinct games among 6 games",
+        ),
+        (
+            "one game repeated, with an interval",
+            Box::new(move |r, _| r[varied][distinct] = "1".into()),
+            "does not follow from",
+        ),
+        (
+            "games that differ, without an interval",
+            Box::new(move |r, _| r[repeated][distinct] = "2".into()),
+            "does not follow from",
         ),
     ];
     for (i, (what, edit, says)) in cases.iter().enumerate() {
@@ -856,6 +889,66 @@ fn a_resumed_grid_keeps_only_rows_a_clean_run_writes() {
         csv_table(&wrong.join("first_move.csv")).1.len(),
         rows_before
     );
+}
+
+/// An agent that plays one game over and over has made one observation:
+/// its row says so and gives no interval, while agents whose games differ
+/// (a seeded draw among tied moves, random play) keep theirs.
+#[test]
+fn one_game_repeated_gives_no_interval() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("fm");
+    let o = mancala(&[
+        "analyze",
+        "first-move",
+        "--game",
+        "kalah",
+        "--pits",
+        "4",
+        "--seeds",
+        "3",
+        "--games",
+        "20",
+        "--budget",
+        "0",
+        "--agents",
+        "random",
+        "minimax:depth=4",
+        "minimax:depth=4,margin=0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = read_rows(&out.join("first_move.csv"));
+    let row = |agent: &str| rows.iter().find(|r| r["agent"] == agent).unwrap();
+    let distinct = |agent: &str| row(agent)["distinct_games"].parse::<u64>().unwrap();
+    let has_intervals = |agent: &str| {
+        let r = row(agent);
+        let columns = ["score_lo", "score_hi", "margin_lo", "margin_hi"];
+        let given = columns.iter().filter(|c| !r[**c].is_empty()).count();
+        assert!(given == 0 || given == 4, "{r:?}");
+        given == 4
+    };
+    assert_eq!(distinct("minimax:depth=4"), 1);
+    assert!(!has_intervals("minimax:depth=4"));
+    // Its score and margin are still that game's.
+    assert!(!row("minimax:depth=4")["first_score"].is_empty());
+    assert!(!row("minimax:depth=4")["mean_margin"].is_empty());
+    for agent in ["random", "minimax:depth=4,margin=0"] {
+        assert!(distinct(agent) > 1, "{:?}", row(agent));
+        assert!(has_intervals(agent), "{agent}");
+    }
+    // The JSON and the report say the same.
+    let json: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("first_move.json")).unwrap()).unwrap();
+    let cell = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["agent"] == "minimax:depth=4")
+        .unwrap();
+    assert_eq!(cell["distinct_games"], 1);
+    assert_eq!(cell["first_score_95"], serde_json::json!([null, null]));
 }
 
 #[test]

@@ -461,8 +461,9 @@ impl<G: Game> Agent<G> for Minimax<G> {
         if let (Some(margin), Some(best)) = (self.options.margin, chosen.1) {
             if completed > 0 {
                 let maximising = mover == Player::ZERO;
-                chosen.0 =
-                    self.draw_within(game, &root, completed, chosen.0, best, margin, maximising, &stop);
+                chosen.0 = self.draw_within(
+                    game, &root, completed, chosen.0, best, margin, maximising, &stop,
+                );
             }
         }
         let value_for_mover = chosen.1.map(|v| {

@@ -443,7 +443,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("random, heuristic, greedy"), "{e}");
-        for bad in ["minimax:margin=0.3", "minimax:margin=-1", "minimax:margin=x"] {
+        for bad in [
+            "minimax:margin=0.3",
+            "minimax:margin=-1",
+            "minimax:margin=x",
+        ] {
             let e = bad.parse::<AgentSpec>().unwrap_err().to_string();
             assert!(e.contains("margin"), "{bad}: {e}");
         }

@@ -41,9 +41,9 @@ use crate::{
 pub const DEFAULT_LADDER: &[&str] = &[
     "random",
     "greedy",
-    "minimax:depth=2",
-    "minimax:depth=4",
-    "minimax:depth=6",
+    "minimax:depth=2,margin=0",
+    "minimax:depth=4,margin=0",
+    "minimax:depth=6,margin=0",
     "mcts:sims=100",
     "mcts:sims=1000",
     "perfect",
@@ -124,6 +124,11 @@ pub struct Row {
     pub agent: String,
     /// Games played.
     pub games: u64,
+    /// Distinct games among them (by their moves): 1 for an agent that
+    /// plays one game over and over, which then has no interval (0 in rows
+    /// written before this was counted).
+    #[serde(default)]
+    pub distinct_games: u64,
     /// Games the first player won.
     pub first_wins: u64,
     /// Games drawn.
@@ -590,6 +595,12 @@ fn play_cell<G: Game>(
     Ok(Some(records))
 }
 
+/// How many different games `records` hold, told apart by their moves.
+pub(crate) fn distinct_games(records: &[GameRecord]) -> u64 {
+    let games: std::collections::HashSet<&str> = records.iter().map(|r| r.moves.as_str()).collect();
+    games.len() as u64
+}
+
 fn finite(x: f64) -> Option<f64> {
     (!x.is_nan()).then_some(x)
 }
@@ -618,8 +629,15 @@ fn summarise(
         }
     }
     let n = first.games() as f64;
+    let distinct_games = distinct_games(records);
+    // The games of a cell are independent only when they can differ: every
+    // game has its own seed, so an agent that draws its moves gives
+    // independent games however often one recurs, but an agent that plays
+    // one game every time has made one observation, not `n`.
+    let independent = distinct_games > 1 || n <= 1.0;
     let (lo, hi) = wilson_interval(first.points(), n, Z95);
     let margin = mean_with_ci(&margins);
+    let margin_ci = margin.filter(|_| independent);
     Ok(Row {
         game: game.to_string(),
         pits: board.pits,
@@ -628,15 +646,16 @@ fn summarise(
         spec: board.key.clone(),
         agent: agent.to_string(),
         games: first.games(),
+        distinct_games,
         first_wins: first.wins,
         draws: first.draws,
         first_losses: first.losses,
         first_score: first.score(),
-        score_lo: (n > 0.0).then_some(lo),
-        score_hi: (n > 0.0).then_some(hi),
+        score_lo: (n > 0.0 && independent).then_some(lo),
+        score_hi: (n > 0.0 && independent).then_some(hi),
         mean_margin: margin.and_then(|m| finite(m.mean)),
-        margin_lo: margin.and_then(|m| finite(m.lo)),
-        margin_hi: margin.and_then(|m| finite(m.hi)),
+        margin_lo: margin_ci.and_then(|m| finite(m.lo)),
+        margin_hi: margin_ci.and_then(|m| finite(m.hi)),
         forfeits,
         mean_plies: (n > 0.0).then(|| plies as f64 / n),
         exact: exact.status.clone(),
@@ -979,6 +998,8 @@ pub struct CellRecord {
     pub agent: String,
     /// Games played.
     pub games: u64,
+    /// Distinct games among them (see [`Row::distinct_games`]).
+    pub distinct_games: u64,
     /// The first player's wins, draws and losses.
     pub first_wdl: [u64; 3],
     /// The first player's score (0 to 1).
@@ -1094,6 +1115,7 @@ impl FirstMoveDocument {
                 spec: r.spec.clone(),
                 agent: r.agent.clone(),
                 games: r.games,
+                distinct_games: r.distinct_games,
                 first_wdl: [r.first_wins, r.draws, r.first_losses],
                 first_score: r.first_score,
                 first_score_95: [r.score_lo, r.score_hi],

@@ -250,16 +250,31 @@ fn check_row(
     if r.forfeits > r.games {
         return Err(format!("{} forfeits in {} games", r.forfeits, r.games));
     }
+    if r.distinct_games == 0 {
+        return Err(
+            "it has no count of distinct games: it was written by an earlier \
+                    version; rerun into a new folder"
+                .into(),
+        );
+    }
+    if r.distinct_games > r.games {
+        return Err(format!(
+            "{} distinct games among {} games",
+            r.distinct_games, r.games
+        ));
+    }
     let n = wdl.games() as f64;
+    let independent = r.distinct_games > 1 || r.games <= 1;
     let (lo, hi) = wilson_interval(wdl.points(), n, Z95);
-    let score = (wdl.score(), Some(lo), Some(hi));
+    let interval = |x: f64| independent.then_some(x);
+    let score = (wdl.score(), interval(lo), interval(hi));
     if (r.first_score, r.score_lo, r.score_hi) != score {
         return Err(format!(
             "score {:?} [{:?}, {:?}] does not follow from {}-{}-{}",
             r.first_score, r.score_lo, r.score_hi, r.first_wins, r.draws, r.first_losses
         ));
     }
-    check_margin(board, r)?;
+    check_margin(board, r, independent)?;
     let plies_ok = r.mean_plies.is_some_and(|p| p.is_finite() && p >= 0.0);
     if !(plies_ok && r.seconds.is_finite() && r.seconds >= 0.0) {
         return Err(format!(
@@ -297,14 +312,17 @@ fn check_row(
 }
 
 /// The margin columns: present exactly when some game was played out,
-/// within the board's seeds, the mean inside its interval.
-fn check_margin(board: &Board, r: &Row) -> std::result::Result<(), String> {
+/// within the board's seeds, the mean inside its interval; no interval
+/// when the games were one game repeated (`independent` false).
+fn check_margin(board: &Board, r: &Row, independent: bool) -> std::result::Result<(), String> {
     let played = r.games - r.forfeits;
     let seeds = (2 * board.pits * board.seeds) as f64;
     match (r.mean_margin, r.margin_lo, r.margin_hi) {
         (None, None, None) if played == 0 => Ok(()),
+        (Some(m), None, None) if played > 0 && !independent && m.abs() <= seeds => Ok(()),
         (Some(m), Some(lo), Some(hi))
             if played > 0
+                && independent
                 && m.abs() <= seeds
                 && !lo.is_nan()
                 && !hi.is_nan()

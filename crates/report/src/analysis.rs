@@ -40,6 +40,8 @@ struct Cell {
     spec: String,
     agent: String,
     games: u64,
+    /// Distinct games among them (0: written before they were counted).
+    distinct_games: u64,
     wdl: (u64, u64, u64),
     score: Option<f64>,
     score_interval: Option<(f64, f64)>,
@@ -134,6 +136,7 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
             spec: r.spec,
             agent: r.agent,
             games: r.games,
+            distinct_games: r.distinct_games,
             wdl: (r.first_wdl[0], r.first_wdl[1], r.first_wdl[2]),
             score: r.first_score,
             score_interval: interval(r.first_score_95),
@@ -410,7 +413,8 @@ fn skill_section(
             desc: format!(
                 "One panel per board of {game} under rules {r} (rows: pits per side; columns: \
                  seeds per pit): the first player's score with its 95% interval when both seats \
-                 are played by each agent of the ladder ({}), against the perfect-play outcome.",
+                 are played by each agent of the ladder ({}), against the perfect-play outcome; \
+                 an agent that played one game over and over has no interval.",
                 agents.join(", ")
             ),
             row_label: "pits per side".into(),
@@ -443,11 +447,12 @@ fn skill_section(
             "exact",
             "agent",
             "games",
+            "distinct",
             "first W-D-L",
             "first score [95%]",
             "mean margin [95%]",
         ],
-        &[false, false, true, false, true, true, false, false],
+        &[false, false, true, false, true, true, true, false, false],
     );
     for b in &a.boards {
         for ag in agents {
@@ -460,6 +465,10 @@ fn skill_section(
                 value_label(b),
                 c.agent.clone(),
                 c.games.to_string(),
+                match c.distinct_games {
+                    0 => "-".to_string(),
+                    d => d.to_string(),
+                },
                 format!("{}-{}-{}", c.wdl.0, c.wdl.1, c.wdl.2),
                 with_interval(c.score, c.score_interval, |x| plain(x, 3)),
                 with_interval(c.margin, c.margin_interval, |x| signed(x, 2)),

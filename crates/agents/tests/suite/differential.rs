@@ -293,7 +293,14 @@ fn move_value<G: Game>(
     } else {
         1
     };
-    plain_minimax(game, &next, depth - u32::from(!keeps_turn), width, eval, seen)
+    plain_minimax(
+        game,
+        &next,
+        depth - u32::from(!keeps_turn),
+        width,
+        eval,
+        seen,
+    )
 }
 
 /// With a margin, every move the agent plays is within the margin of the
@@ -319,7 +326,12 @@ fn check_margin<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u
         let sign = if mover == Player::ZERO { 1 } else { -1 };
         let values: Vec<(Move, i32)> = moves
             .into_iter()
-            .map(|mv| (mv, sign * move_value(game, state, mv, depth, eval, &mut seen)))
+            .map(|mv| {
+                (
+                    mv,
+                    sign * move_value(game, state, mv, depth, eval, &mut seen),
+                )
+            })
             .collect();
         let best = values.iter().map(|(_, v)| *v).max().unwrap();
         let within: BTreeSet<Move> = values
@@ -332,11 +344,20 @@ fn check_margin<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u
             agent.new_game(seed);
             played.insert(agent.choose(game, state).expect("a move"));
         }
-        let where_ = format!("{label}, margin {margin}, position #{i} {}", game.setup(state));
-        assert_eq!(played, within, "moves played against moves within the margin: {where_}");
+        let where_ = format!(
+            "{label}, margin {margin}, position #{i} {}",
+            game.setup(state)
+        );
+        assert_eq!(
+            played, within,
+            "moves played against moves within the margin: {where_}"
+        );
         varied += usize::from(within.len() > 1);
     }
-    assert!(varied >= positions.len() / 10, "{label}: {varied} positions with a choice");
+    assert!(
+        varied >= positions.len() / 10,
+        "{label}: {varied} positions with a choice"
+    );
 }
 
 #[test]
