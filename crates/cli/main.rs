@@ -76,6 +76,28 @@ pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
     wanted.min(most).min(jobs.max(1))
 }
 
+/// Prints what a clock means for a run: results that depend on the
+/// machine, or `time=auto` agents with no clock to plan with.
+pub fn clock_notes(
+    agents: &[mancala_registry::AnyAgentSpec],
+    clock: Option<&mancala_agents::TimeControl>,
+) {
+    match clock {
+        Some(tc) => eprintln!(
+            "note: time control {tc}: results depend on this machine's speed and load; \
+             the seed decides everything else"
+        ),
+        None => {
+            for a in agents.iter().filter(|a| a.uses_time_auto()) {
+                eprintln!(
+                    "note: {a} has time=auto but there is no time control: it thinks {} a move",
+                    mancala_agents::format_duration(mancala_agents::AUTO_WITHOUT_CLOCK)
+                );
+            }
+        }
+    }
+}
+
 /// A rayon pool of `threads` threads.
 pub fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()

@@ -64,6 +64,16 @@ pub struct MatchArgs {
     /// elo0=0,elo1=10,alpha=0.05,beta=0.05. --games is then a cap.
     #[arg(long, value_name = "SPEC")]
     sprt: Option<String>,
+    /// A game clock, as fastchess writes it: BASE+INCREMENT in seconds
+    /// (10+0.1), MOVES/BASE+INCREMENT (40/60+0), or inf. A player whose
+    /// clock runs out loses the game on time; agents with time=auto and
+    /// engines without limits of their own are given the clocks.
+    #[arg(long, value_name = "TC")]
+    tc: Option<String>,
+    /// How far a move may overrun its clock without losing (pipes and the
+    /// runner take some time) [default: 50ms].
+    #[arg(long, value_name = "TIME")]
+    time_margin: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -116,7 +126,33 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         b.check(game)
             .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(text))))
     }))?;
-    let plan = MatchPlan { games, sprt, args };
+    let time_control = match &args.tc {
+        Some(text) => {
+            mancala_agents::TimeControl::parse(text).map_err(|e| bad_input(format!("--tc: {e}")))?
+        }
+        None => None,
+    };
+    let time_margin = match &args.time_margin {
+        Some(_) if time_control.is_none() => {
+            return Err(bad_input(
+                "--time-margin: there is no clock for it to apply to (give --tc)",
+            ))
+        }
+        Some(t) => mancala_agents::parse_duration("--time-margin", t).map_err(bad_input)?,
+        None => mancala_arena::DEFAULT_TIME_MARGIN,
+    };
+    if !args.json {
+        let mut all = vec![a.clone()];
+        all.extend(opponents.iter().cloned());
+        crate::clock_notes(&all, time_control.as_ref());
+    }
+    let plan = MatchPlan {
+        games,
+        sprt,
+        time_control,
+        time_margin,
+        args,
+    };
     for b in opponents {
         let agents = [a.clone(), b];
         with_game!(&spec, game => play_match(game, &spec.to_string(), &agents, &plan))?;
@@ -129,6 +165,8 @@ struct MatchPlan<'a> {
     /// Games, or with an SPRT the cap.
     games: u64,
     sprt: Option<SprtSpec>,
+    time_control: Option<mancala_agents::TimeControl>,
+    time_margin: std::time::Duration,
     args: &'a MatchArgs,
 }
 
@@ -174,6 +212,8 @@ fn play_match<G: Game>(
             threads: crate::threads(args.threads, games.len()),
             seed: args.seed,
             move_timeout: None,
+            time_control: plan.time_control,
+            time_margin: plan.time_margin,
         },
     };
     match plan.sprt {
@@ -275,12 +315,17 @@ fn report(
     let mut first = Wdl::default();
     let mut margins = Vec::new();
     let mut forfeits = 0;
+    // Games lost on time, by agent (A, B).
+    let mut time_losses = [0u64; 2];
     // Why each forfeited game was lost, for --json (the text points there).
     let mut errors = Vec::new();
     for r in records {
         a.record(score_of_first_agent(r))?;
         first.record(r.first_seat_score())?;
-        if r.is_forfeit() {
+        if let Some(loser) = r.time_loser() {
+            time_losses[r.seats[loser]] += 1;
+            errors.push(json!({ "game": r.id, "error": r.error }));
+        } else if r.is_forfeit() {
             forfeits += 1;
             errors.push(json!({ "game": r.id, "error": r.error }));
         } else {
@@ -319,6 +364,7 @@ fn report(
             "a_mean_margin": margin.as_ref().map(|m| m.mean),
             "a_mean_margin_95": margin.as_ref().map(|m| [m.lo, m.hi]),
             "forfeits": forfeits,
+            "time_losses": time_losses,
             "errors": errors,
         });
         if let Some((sprt, cap)) = sprt {
@@ -407,6 +453,12 @@ fn report(
     }
     if forfeits > 0 {
         println!("  forfeits: {forfeits} (see the errors with --json or a tournament log)");
+    }
+    if time_losses != [0, 0] {
+        println!(
+            "  lost on time: {} by {}, {} by {} (see the errors with --json)",
+            time_losses[0], names[0], time_losses[1], names[1]
+        );
     }
     Ok(())
 }

@@ -83,6 +83,7 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
     let stop = StopCondition {
         deadline: None,
         cancel: Some(crate::stop_flag()),
+        clock: None,
     };
     let interrupted = |e| match e {
         mancala_solver::SolveError::Stopped => anyhow::Error::new(crate::Interrupted),

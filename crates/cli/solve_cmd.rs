@@ -210,6 +210,7 @@ fn run_with<G: Game>(
     let until = mancala_agents::StopCondition {
         deadline: None,
         cancel: Some(crate::stop_flag()),
+        clock: None,
     };
     let solution = match solver.solve_until(state, args.threads(), until) {
         Ok(s) => s,

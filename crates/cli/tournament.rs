@@ -122,6 +122,7 @@ pub fn prepare<'a, G: Game>(
         Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
         None => None,
     };
+    let (time_control, time_margin) = config.clock().map_err(bad_input)?;
     let arena = Arena {
         game,
         game_spec: spec.to_string(),
@@ -135,6 +136,8 @@ pub fn prepare<'a, G: Game>(
             threads: 1,
             seed: config.seed,
             move_timeout,
+            time_control,
+            time_margin,
         },
     };
     Ok(Prepared {
@@ -329,6 +332,7 @@ fn run_tournament<G: Game>(
         );
     }
     if !args.quiet {
+        crate::clock_notes(&agents, arena.options.time_control.as_ref());
         let what = match shard {
             Some(shard) => format!(
                 "{}, shard {shard}: {} on {}, {} agents, {} of {} games (ids {}), {} already played",

@@ -3,9 +3,13 @@
 
 It plays greedily: the move that gains the most seeds for its store this
 turn (an extra turn counts as half a seed), ties broken at random with the
-seed the runner sets through the `Seed` option. It knows Kalah with any
-`pits`/`seeds` and `empty_capture`; for other games or options it answers
-`error`, as the protocol allows.
+seed the runner sets through the `Seed` option. Given the game clocks (`go
+wtime MS btime MS winc MS binc MS`), it looks further ahead instead:
+alpha-beta on the store difference, one turn deeper at a time until its
+time is spent. It spends a twentieth of what is left (or its share of the
+`movestogo` moves) plus three quarters of its increment, never more than
+half its clock. It knows Kalah with any `pits`/`seeds` and `empty_capture`;
+for other games or options it answers `error`, as the protocol allows.
 
 Try it:  mancala match "engine:cmd=python3 examples/engines/greedy_kalah.py" random
 Protocol: docs/engine-protocol.md
@@ -13,6 +17,7 @@ Protocol: docs/engine-protocol.md
 
 import random
 import sys
+import time
 
 
 class Kalah:
@@ -106,6 +111,70 @@ def choose(game, pos, rng):
     return rng.choice(best), best_gain
 
 
+def think_time(words, me):
+    """Seconds to think for a `go` line with clocks, from player `me`'s
+    side (`w` is player 0, `b` player 1); 0 without clocks: answer
+    greedily at once (a `movetime` too, as this engine always has)."""
+    args = dict(zip(words[1::2], words[2::2]))
+    side = "w" if me == 0 else "b"
+    if side + "time" not in args:
+        return 0
+    left = int(args[side + "time"]) / 1000
+    increment = int(args.get(side + "inc", 0)) / 1000
+    moves_left = min(max(int(args.get("movestogo", 20)), 1), 20)
+    return min(left / moves_left + 0.75 * increment, left / 2)
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def search(game, pos, depth, alpha, beta, deadline):
+    """Alpha-beta value of `pos` for player 0 (store difference), `depth`
+    turns ahead (an extra turn is part of the turn it extends)."""
+    if time.monotonic() > deadline:
+        raise OutOfTime
+    me = pos["to_move"]
+    if me is None or depth == 0:
+        return pos["stores"][0] - pos["stores"][1]
+    best = None
+    for pit in game.legal(pos):
+        after = game.play(pos, pit)
+        deeper = depth if after["to_move"] == me else depth - 1
+        value = search(game, after, deeper, alpha, beta, deadline)
+        if me == 0:
+            best = value if best is None else max(best, value)
+            alpha = max(alpha, value)
+        else:
+            best = value if best is None else min(best, value)
+            beta = min(beta, value)
+        if alpha >= beta:
+            break
+    return best
+
+
+def look_ahead(game, pos, rng, seconds):
+    """The best move of the deepest search finished within `seconds`
+    (ties at random), its depth and value for the mover; None when not
+    even one turn fits."""
+    deadline = time.monotonic() + seconds
+    me = pos["to_move"]
+    sign = 1 if me == 0 else -1
+    found = None
+    for depth in range(1, 100):
+        values = {}
+        try:
+            for pit in game.legal(pos):
+                after = game.play(pos, pit)
+                deeper = depth if after["to_move"] == me else depth - 1
+                values[pit] = sign * search(game, after, deeper, -999, 999, deadline)
+        except OutOfTime:
+            break
+        top = max(values.values())
+        found = (rng.choice([p for p, v in values.items() if v == top]), depth, top)
+    return found
+
+
 def main():
     game, pos, rng = None, None, random.Random(0)
 
@@ -143,8 +212,16 @@ def main():
             if not game or not pos or not game.legal(pos):
                 say("error no position to move from")
                 continue
-            pit, gain = choose(game, pos, rng)
-            say(f"info depth 1 nodes {len(game.legal(pos))} score {gain}")
+            started = time.monotonic()
+            seconds = think_time(words, pos["to_move"])
+            found = look_ahead(game, pos, rng, seconds) if seconds > 0 else None
+            if found:
+                pit, depth, value = found
+                spent = int((time.monotonic() - started) * 1000)
+                say(f"info depth {depth} score {value} time {spent}")
+            else:
+                pit, gain = choose(game, pos, rng)
+                say(f"info depth 1 nodes {len(game.legal(pos))} score {gain}")
             say(f"bestmove {pit + 1}")
         elif command == "quit":
             return

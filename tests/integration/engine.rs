@@ -656,3 +656,141 @@ fn engine_stderr_logs_keep_their_beginning_and_end_only() {
     }
     pids.assert_none_left(1, "a noisy engine");
 }
+
+/// The `go` lines a clock engine logged, as (mover, line).
+fn go_lines(log: &std::path::Path) -> Vec<(usize, String)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let (mover, go) = l.split_once(' ').unwrap();
+            (mover.parse().unwrap(), go.to_string())
+        })
+        .collect()
+}
+
+/// The value of `key` in a `go` line.
+fn go_field(line: &str, key: &str) -> Option<u64> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == key)?;
+    words.get(at + 1)?.parse().ok()
+}
+
+/// An engine given no limits of its own is sent the clocks (`w` for
+/// player 0), which lose what its moves took and gain the increment; one
+/// given `movetime` keeps it and is not sent the clocks.
+#[test]
+fn engines_are_sent_the_clocks_and_lose_on_time() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pids = Pids::new();
+    let run = |engine: &str, tc: &str, log: &str| -> (serde_json::Value, Vec<(usize, String)>) {
+        let log = dir.path().join(log);
+        let o = command()
+            .env("MANCALA_TEST_PIDS", pids.file())
+            .env("MANCALA_TEST_GO_LOG", &log)
+            .args([
+                "match",
+                engine,
+                "random",
+                "--game",
+                "kalah:pits=4,seeds=3",
+                "--games",
+                "2",
+                "--threads",
+                "1",
+                "--json",
+                "--tc",
+                tc,
+                "--time-margin",
+                "25ms",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (serde_json::from_slice(&o.stdout).unwrap(), go_lines(&log))
+    };
+
+    // A quick engine at 5+0.1: every game played out, the clocks sent.
+    let (r, lines) = run(
+        "engine:cmd=python3 tests/engines/clock_engine.py 0",
+        "5+0.1",
+        "quick",
+    );
+    assert_eq!(r["time_losses"], serde_json::json!([0, 0]), "{r}");
+    assert_eq!(r["forfeits"], 0, "{r}");
+    let (mover, first) = &lines[0];
+    assert_eq!(*mover, 0, "the engine moves first in game 0");
+    assert_eq!(first, "go wtime 5000 btime 5000 winc 100 binc 100");
+    // Its clock gains the increment after each move, and loses no more
+    // than the move took (a quick move: its clock grows).
+    let own: Vec<u64> = lines
+        .iter()
+        .take_while(|(m, _)| *m == 0)
+        .map(|(_, l)| go_field(l, "wtime").unwrap())
+        .collect();
+    assert!(own.len() >= 2, "{lines:?}");
+    assert!(own[1] > own[0] && own[1] <= 5_100, "{own:?}");
+
+    // A slow engine: 150 ms moves at 0.5+0.05 with 25 ms of margin lose on
+    // the 5th move (its clock shows 500, 400, 300, 200 and 100 ms before
+    // its moves: 175 ms are too few for the 5th). Game 0 only: it moves
+    // first there, so its go lines come before any of game 1.
+    let (r, lines) = run(
+        "engine:cmd=python3 tests/engines/clock_engine.py 150",
+        "0.5+0.05",
+        "slow",
+    );
+    assert_eq!(r["time_losses"], serde_json::json!([2, 0]), "{r}");
+    for e in errors(&r) {
+        assert!(
+            e.contains("out of time") && e.contains("margin 25 ms"),
+            "{e}"
+        );
+    }
+    let game_0: Vec<u64> = lines
+        .iter()
+        .take(5)
+        .map(|(m, l)| {
+            assert_eq!(*m, 0, "{l}");
+            go_field(l, "wtime").unwrap()
+        })
+        .collect();
+    for (k, own) in game_0.iter().enumerate() {
+        let expected = 500 - 100 * k as u64;
+        assert!(
+            *own <= expected && *own + 40 >= expected,
+            "move {}: {own} ms, expected about {expected} ({game_0:?})",
+            k + 1
+        );
+    }
+    assert_ne!(
+        lines[5].0, 0,
+        "the 5th go of game 0 was its last: {lines:?}"
+    );
+
+    // Given movetime, it keeps movetime: no clock fields.
+    let (_, lines) = run(
+        "engine:cmd=python3 tests/engines/clock_engine.py 0,movetime=50ms",
+        "5+0.1",
+        "movetime",
+    );
+    assert!(!lines.is_empty());
+    for (_, l) in &lines {
+        assert_eq!(l, "go movetime 50");
+    }
+    pids.assert_none_left(3, "the clock engines");
+}
+
+/// `mancala engine` hands the clocks to a `time=auto` agent, which plays
+/// a game at 2+0.02 without losing on time.
+#[test]
+fn the_engine_command_plans_with_the_clocks() {
+    let served = format!("engine:cmd={BIN} engine minimax:time=auto,name=served");
+    let r = match_json(&served, "greedy", "4", &["--tc", "2+0.02"]);
+    assert_eq!(r["time_losses"], serde_json::json!([0, 0]), "{r}");
+    assert_eq!(r["forfeits"], 0, "{r}");
+}

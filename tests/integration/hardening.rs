@@ -256,6 +256,67 @@ fn a_runaway_search_forfeits_on_time_without_blocking_the_run() {
     }
 }
 
+/// With a clock, a search too slow for it loses on time (`end = "time"`),
+/// the summary counts it apart from forfeits, and a rerun accepts the
+/// games as its own; `time=auto` agents keep their clocks.
+#[test]
+fn a_tournament_with_a_clock_records_losses_on_time() {
+    let tmp = TempDir::new().unwrap();
+    let body = SMALL
+        .replace(
+            "seed = 3",
+            "seed = 3\ntime_control = \"0.3+0.01\"\ntime_margin = \"20ms\"",
+        )
+        .replace("spec = \"random\"", "spec = \"minimax:time=auto\"")
+        .replace("spec = \"greedy\"", "spec = \"minimax:time=100ms\"")
+        .replace("games_per_pair = 4", "games_per_pair = 2");
+    let config = write_config(tmp.path(), "clock.toml", &body);
+    let out = tmp.path().join("out");
+    succeeded(tournament(tmp.path(), &config, Some(&out), &["-t", "1"]));
+    let records: Vec<Value> = fs::read_to_string(out.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        // 100 ms a move on a 300 ms clock that gains 10 ms a move: the
+        // fixed budget runs out of clock within a few moves.
+        let slow = if r["players"][0] == "minimax:time=100ms" {
+            0
+        } else {
+            1
+        };
+        assert_eq!(r["end"], "time", "{r}");
+        assert_eq!(r["winner"], 1 - slow, "{r}");
+        let error = r["error"].as_str().unwrap();
+        assert!(
+            error.starts_with(&format!("seat {slow}: out of time")),
+            "{error}"
+        );
+    }
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["time_losses"], 2, "{summary}");
+    assert_eq!(summary["forfeits"], 0, "{summary}");
+    let slow = summary["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "minimax:time=100ms")
+        .unwrap();
+    assert_eq!(slow["time_losses"], 2, "{slow}");
+    // The folder is the tournament's: a rerun finds nothing to play.
+    succeeded(tournament(tmp.path(), &config, Some(&out), &["-t", "1"]));
+    assert_eq!(
+        fs::read_to_string(out.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+}
+
 #[test]
 fn ctrl_c_interrupts_a_search_in_progress() {
     let child = command()

@@ -19,6 +19,7 @@
 //! Every agent is seeded through [`Agent::new_game`]: the same seed and
 //! position give the same move, so tournaments are reproducible.
 
+pub mod clock;
 mod eval;
 mod greedy;
 pub mod mcts;
@@ -33,6 +34,7 @@ use std::time::{Duration, Instant};
 use mancala_core::{Game, Move, SpecError};
 use thiserror::Error;
 
+pub use clock::{time_for_move, Clock, Flagged, GameClocks, TimeControl, TimeControlError};
 pub use eval::Eval;
 pub use greedy::Greedy;
 pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, RootNoise};
@@ -40,7 +42,7 @@ pub use minimax::{Minimax, MinimaxOptions};
 pub use random::RandomAgent;
 pub use spec::{
     format_duration, parse_duration, read_budget, spec_names, AgentSpec, Budget, BudgetCount,
-    MAX_DURATION, MIN_DURATION,
+    AUTO_WITHOUT_CLOCK, MAX_DURATION, MIN_DURATION,
 };
 
 /// An error of an agent while choosing a move.
@@ -69,12 +71,19 @@ pub enum AgentError {
 /// Searches look at it as often as at their own clock (every few hundred
 /// microseconds at most), so a run can be stopped promptly even while an
 /// agent with a huge budget is thinking.
+///
+/// It also carries the mover's game clock when the game has one, for the
+/// agents that manage their own time (`time=auto`, external engines fed
+/// `go wtime ...`): the deadline is the runner's hard limit, the clock what
+/// a time manager plans with.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StopCondition<'a> {
     /// Give up at this instant.
     pub deadline: Option<Instant>,
     /// Give up once this flag is raised.
     pub cancel: Option<&'a AtomicBool>,
+    /// The game's clocks when this move began, if the game has a clock.
+    pub clock: Option<Clock>,
 }
 
 impl<'a> StopCondition<'a> {
@@ -82,6 +91,7 @@ impl<'a> StopCondition<'a> {
     pub const NEVER: StopCondition<'static> = StopCondition {
         deadline: None,
         cancel: None,
+        clock: None,
     };
 
     /// This condition with an agent's own deadline as well: whichever of
@@ -93,6 +103,7 @@ impl<'a> StopCondition<'a> {
                 (a, b) => a.or(b),
             },
             cancel: self.cancel,
+            clock: self.clock,
         }
     }
 

@@ -22,7 +22,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::greedy::turn_gain;
-use crate::{Agent, AgentError, Budget, SearchInfo, StopCondition};
+use crate::{Agent, AgentError, Budget, Clock, SearchInfo, StopCondition};
 
 /// Search tunables.
 mod params {
@@ -547,14 +547,23 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         Ok(())
     }
 
-    /// The simulation count and deadline of the budget, from `t0`.
-    fn limits(&self, t0: Instant) -> (u64, Option<Instant>) {
-        match self.options.budget {
-            Budget::Sims(s) => (s, None),
-            Budget::Time(t) => (u64::MAX, t0.checked_add(t)),
+    /// The simulation count and deadline of the budget, from `t0`, for
+    /// the mover of `state` when its move comes with `clock`.
+    fn limits(
+        &self,
+        game: &G,
+        state: &G::State,
+        t0: Instant,
+        clock: Option<&Clock>,
+    ) -> (u64, Option<Instant>) {
+        let sims = match self.options.budget {
+            Budget::Sims(s) => s,
+            Budget::Time(_) | Budget::Auto => u64::MAX,
             // Not reachable from a spec: treat a depth as a simulation count.
-            Budget::Depth(d) => (u64::from(d), None),
-        }
+            Budget::Depth(d) => u64::from(d),
+        };
+        let mover = game.to_move(state).unwrap_or(Player::ZERO);
+        (sims, self.options.budget.deadline(t0, clock, mover))
     }
 
     /// Starts a search from `state` whose leaves the caller evaluates, so
@@ -571,6 +580,20 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
     /// # Errors
     /// [`AgentError::GameOver`] when the game is over.
     pub fn begin(&mut self, game: &G, state: &G::State) -> Result<(), AgentError> {
+        self.begin_with_clock(game, state, None)
+    }
+
+    /// [`Mcts::begin`] for a move that comes with a game clock, which a
+    /// `time=auto` budget plans with.
+    ///
+    /// # Errors
+    /// [`AgentError::GameOver`] when the game is over.
+    pub fn begin_with_clock(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        clock: Option<&Clock>,
+    ) -> Result<(), AgentError> {
         // An abandoned search's leaves still hold their virtual visits: that
         // tree cannot be reused.
         if self
@@ -582,7 +605,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         }
         let started = Instant::now();
         self.prepare(game, state)?;
-        let (max_sims, deadline) = self.limits(started);
+        let (max_sims, deadline) = self.limits(game, state, started, clock);
         self.stepwise = Some(Stepwise {
             root_state: state.clone(),
             sims: 0,
@@ -717,7 +740,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
     ) -> Result<(), AgentError> {
         let t0 = Instant::now();
         self.prepare(game, state)?;
-        let (max_sims, deadline) = self.limits(t0);
+        let (max_sims, deadline) = self.limits(game, state, t0, stop.clock.as_ref());
         let mut sims = 0;
         let mut deepest = 0;
         while sims < max_sims {

@@ -423,12 +423,16 @@ impl<G: Game> Agent<G> for Minimax<G> {
     ) -> Result<Move, AgentError> {
         let t0 = Instant::now();
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
-        let (max_depth, own_deadline) = match self.options.budget {
-            Budget::Depth(d) => (d.max(1), None),
-            Budget::Time(t) => (params::MAX_DEPTH, t0.checked_add(t)),
+        let max_depth = match self.options.budget {
+            Budget::Depth(d) => d.max(1),
+            Budget::Time(_) | Budget::Auto => params::MAX_DEPTH,
             // Not reachable from a spec; a simulation count means nothing here.
-            Budget::Sims(_) => (8, None),
+            Budget::Sims(_) => 8,
         };
+        let own_deadline = self
+            .options
+            .budget
+            .deadline(t0, outer.clock.as_ref(), mover);
         // The earlier of the two deadlines; one check serves both.
         let stop = outer.or_by(own_deadline);
         self.nodes = 0;

@@ -22,6 +22,35 @@ pub enum Budget {
     Sims(u64),
     /// Think for this long (not reproducible across machines).
     Time(Duration),
+    /// `time=auto`: manage the game clock the move is given (see
+    /// [`crate::clock::time_for_move`]); without one, think for
+    /// [`AUTO_WITHOUT_CLOCK`].
+    Auto,
+}
+
+/// How long a `time=auto` agent thinks when its move comes with no game
+/// clock (`play`, an analysis, a tournament without a time control).
+pub const AUTO_WITHOUT_CLOCK: Duration = Duration::from_secs(1);
+
+impl Budget {
+    /// The deadline of a search that starts at `start` with this budget,
+    /// as its own clock sees it (`None`: a count, not a time, ends it), for
+    /// the mover of a position whose move comes with `clock`.
+    pub fn deadline(
+        self,
+        start: std::time::Instant,
+        clock: Option<&crate::clock::Clock>,
+        mover: mancala_core::Player,
+    ) -> Option<std::time::Instant> {
+        match self {
+            Budget::Depth(_) | Budget::Sims(_) => None,
+            Budget::Time(t) => start.checked_add(t),
+            Budget::Auto => start.checked_add(match clock {
+                Some(c) => crate::clock::time_for_move(c, mover),
+                None => AUTO_WITHOUT_CLOCK,
+            }),
+        }
+    }
 }
 
 /// A parsed agent spec. Displays in a canonical form that parses back.
@@ -136,6 +165,7 @@ fn budget_option(b: Budget) -> String {
         Budget::Depth(d) => format!("depth={d}"),
         Budget::Sims(s) => format!("sims={s}"),
         Budget::Time(t) => format!("time={}", format_duration(t)),
+        Budget::Auto => "time=auto".to_string(),
     }
 }
 
@@ -251,8 +281,10 @@ pub fn read_budget(spec: &Spec, count: BudgetCount, default: Budget) -> Result<B
             }
         }
     }
-    if let Some(t) = spec.get("time") {
-        found.push(("time", Budget::Time(parse_duration("time", t)?)));
+    match spec.get("time") {
+        Some("auto") => found.push(("time", Budget::Auto)),
+        Some(t) => found.push(("time", Budget::Time(parse_duration("time", t)?))),
+        None => {}
     }
     match found.as_slice() {
         [] => Ok(default),
@@ -391,6 +423,8 @@ mod tests {
             "minimax:depth=4,margin=0",
             "minimax:depth=4,margin=0.5",
             "minimax:time=20ms,margin=2",
+            "minimax:time=auto",
+            "mcts:time=auto,c=2",
             "mcts:sims=2000",
             "mcts:time=100ms,c=2",
             "mcts:sims=50,rollout=greedy,reuse=false",

@@ -243,6 +243,7 @@ pub fn fair_starts(
         let until = StopCondition {
             deadline: options.budget.and_then(|b| t0.checked_add(b)),
             cancel: Some(stop),
+            clock: None,
         };
         let start_value = solver.value(&rules.start(), until).ok();
         let all = candidates(&start_flat, pits, options.moves);

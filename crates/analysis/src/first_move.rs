@@ -461,6 +461,7 @@ fn solve_store_free<G: ExactGame + Copy>(
     let until = StopCondition {
         deadline: Instant::now().checked_add(budget),
         cancel: Some(stop),
+        clock: None,
     };
     match solver.solve_until(&rules.start(), threads, until) {
         Ok(s) => Ok((Exact::solved(key, &s), Some(wrap(Arc::new(solver))))),
@@ -489,6 +490,7 @@ fn solve_oware(
     let until = StopCondition {
         deadline: Instant::now().checked_add(budget),
         cancel: Some(stop),
+        clock: None,
     };
     match solver.solve_until(&rules.start(), threads, until) {
         Ok(s) => Ok(Exact::solved(key, &s)),
@@ -580,6 +582,8 @@ fn play_cell<G: Game>(
             threads: threads.clamp(1, planned.len().max(1)),
             seed,
             move_timeout: None,
+            time_control: None,
+            time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
         },
     };
     let records = Mutex::new(Vec::new());

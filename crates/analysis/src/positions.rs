@@ -134,6 +134,7 @@ pub fn exact_positions(
     let until = StopCondition {
         deadline: None,
         cancel: Some(stop),
+        clock: None,
     };
     observer.start(states.len() as u64, "positions");
     let solved: Vec<Option<ExactPosition>> = pool.install(|| {

@@ -9,6 +9,8 @@
 //! threads = 2                    # optional: default all cores
 //! output = "results/quick"       # optional: default results/<name>
 //! move_timeout = "10s"           # optional: a slower move forfeits the game
+//! time_control = "10+0.1"        # optional: a game clock, base+increment in seconds (or "40/60+0", "inf")
+//! time_margin = "50ms"           # optional: how far a move may overrun its clock (default 50 ms)
 //!
 //! [openings]
 //! plies = 4                      # 0: every game from the start position
@@ -226,6 +228,13 @@ impl AgentEntry {
         if let Some(go) = &self.go {
             config.go =
                 mancala_engine::GoLimits::parse(go).map_err(|e| (key("go"), e.to_string()))?;
+            if config.go.clock.is_some() {
+                return Err((
+                    key("go"),
+                    "the clocks of `go` come from the tournament's time_control, not from here"
+                        .into(),
+                ));
+            }
         }
         if let Some(t) = &self.handshake_timeout {
             config.handshake_timeout = mancala_agents::parse_duration("handshake_timeout", t)
@@ -285,6 +294,12 @@ pub struct TournamentConfig {
     /// A move slower than this forfeits the game, e.g. `5s`.
     #[serde(default)]
     pub move_timeout: Option<String>,
+    /// A game clock, as fastchess writes it: `10+0.1`, `40/60+0`, `inf`.
+    #[serde(default)]
+    pub time_control: Option<String>,
+    /// How far a move may overrun its clock without losing, e.g. `50ms`.
+    #[serde(default)]
+    pub time_margin: Option<String>,
     /// Openings.
     #[serde(default)]
     pub openings: OpeningsConfig,
@@ -465,7 +480,48 @@ impl TournamentConfig {
             mancala_agents::parse_duration("move_timeout", t)
                 .map_err(|e| invalid("move_timeout", e.to_string()))?;
         }
+        self.clock_in(path)?;
         Ok(())
+    }
+
+    /// The time control and its margin (`None`: no clock, also for `inf`).
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming `time_control` or `time_margin`.
+    pub fn clock(
+        &self,
+    ) -> Result<(Option<mancala_agents::TimeControl>, std::time::Duration), ConfigError> {
+        self.clock_in("the config")
+    }
+
+    fn clock_in(
+        &self,
+        path: &str,
+    ) -> Result<(Option<mancala_agents::TimeControl>, std::time::Duration), ConfigError> {
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            path: path.to_string(),
+            key: key.to_string(),
+            message,
+        };
+        let control = match &self.time_control {
+            Some(text) => mancala_agents::TimeControl::parse(text)
+                .map_err(|e| invalid("time_control", e.to_string()))?,
+            None => None,
+        };
+        let margin = match &self.time_margin {
+            Some(t) => {
+                if control.is_none() {
+                    return Err(invalid(
+                        "time_margin",
+                        "there is no time_control for it to apply to".into(),
+                    ));
+                }
+                mancala_agents::parse_duration("time_margin", t)
+                    .map_err(|e| invalid("time_margin", e.to_string()))?
+            }
+            None => crate::DEFAULT_TIME_MARGIN,
+        };
+        Ok((control, margin))
     }
 
     /// The planned number of games (pairs × games per pair).
@@ -604,6 +660,37 @@ spec = "greedy"
         );
         let e = error_of(&GOOD.replace("seed = 3", "seed = 3\nmove_timeout = \"soon\""));
         assert!(e.contains("key `move_timeout`"), "{e}");
+        for (line, says) in [
+            (
+                "time_control = \"10+\"",
+                "key `time_control`: bad time control '10+'",
+            ),
+            ("time_control = \"0+0\"", "no time at all"),
+            ("time_margin = \"5ms\"", "no time_control for it"),
+            (
+                "time_control = \"1+0\"\ntime_margin = \"soon\"",
+                "key `time_margin`",
+            ),
+        ] {
+            let e = error_of(&GOOD.replace("seed = 3", &format!("seed = 3\n{line}")));
+            assert!(e.contains(says), "{line}: {e}");
+        }
+        let clocked = GOOD.replace(
+            "seed = 3",
+            "seed = 3\ntime_control = \"40/60+0.5\"\ntime_margin = \"20ms\"",
+        );
+        let (control, margin) = TournamentConfig::parse(&clocked, "t.toml")
+            .unwrap()
+            .clock()
+            .unwrap();
+        assert_eq!(control.unwrap().to_string(), "40/60+0.5");
+        assert_eq!(margin, std::time::Duration::from_millis(20));
+        let inf = GOOD.replace("seed = 3", "seed = 3\ntime_control = \"inf\"");
+        let (control, _) = TournamentConfig::parse(&inf, "t.toml")
+            .unwrap()
+            .clock()
+            .unwrap();
+        assert_eq!(control, None);
         let e = error_of(&GOOD.replace("seed = 3", "seed = \"three\""));
         assert!(e.contains("seed"), "{e}");
         let e = error_of(&GOOD.replace("[[agents]]\nname = \"g\"\nspec = \"greedy\"\n", ""));
@@ -632,6 +719,11 @@ spec = "greedy"
                 "agents[2]`: an engine (`command`) needs a `name`",
             ),
             ("go = \"movetime 100\"", "go = \"wtime 5\"", "agents[2].go`"),
+            (
+                "go = \"movetime 100\"",
+                "go = \"wtime 5 btime 5\"",
+                "come from the tournament's time_control",
+            ),
             (
                 "command = [\"python3\", \"my bot.py\"]",
                 "command = []",

@@ -44,6 +44,12 @@ pub struct Identity {
     opening_plies: u32,
     opening_count: usize,
     move_timeout: Option<String>,
+    /// Left out when there is no clock, so that folders of tournaments
+    /// without one read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    time_control: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    time_margin: Option<String>,
     agents: Vec<(String, String)>,
 }
 
@@ -61,6 +67,8 @@ impl Identity {
             opening_plies: config.openings.plies,
             opening_count: config.opening_count(),
             move_timeout: config.move_timeout.clone(),
+            time_control: config.time_control.clone(),
+            time_margin: config.time_margin.clone(),
             agents: config
                 .agent_names()
                 .into_iter()
@@ -107,6 +115,8 @@ impl Identity {
             "games_per_pair": self.games_per_pair,
             "seed": self.seed,
             "move_timeout": self.move_timeout,
+            "time_control": self.time_control,
+            "time_margin": self.time_margin,
             "openings": {"plies": self.opening_plies, "count": self.opening_count},
             "ratings": {"anchor": anchor},
             "agents": self.agents.iter()

@@ -22,7 +22,7 @@ pub use config::{ConfigError, TournamentConfig};
 pub use log::{EncodedRecord, FolderLock, GameLog, LogError, OutputDir};
 pub use record::GameRecord;
 pub use report::{pentanomial_table, summarize, write_summary, Summary};
-pub use runner::{Arena, Players, RunOptions};
+pub use runner::{Arena, Players, RunOptions, DEFAULT_TIME_MARGIN};
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 pub use schedule::{Shard, ShardError};
 pub use seat::HANG_GRACE;

@@ -40,7 +40,8 @@ pub struct GameRecord {
     /// Wall time of the game in milliseconds (the only column that varies
     /// between identical runs).
     pub duration_ms: f64,
-    /// Why the game ended: the rules' reason, or `forfeit` when an agent failed.
+    /// Why the game ended: the rules' reason, `forfeit` when an agent
+    /// failed, or `time` when a player's clock ran out.
     pub end: String,
     /// What went wrong when an agent failed (panic, error, timeout,
     /// illegal move); the failing seat lost the game.
@@ -57,8 +58,16 @@ impl GameRecord {
         }
     }
 
-    /// Whether an agent failed and forfeited.
+    /// Whether an agent failed and forfeited, or lost on time.
     pub fn is_forfeit(&self) -> bool {
         self.error.is_some()
+    }
+
+    /// The seat that lost the game on time, if one did.
+    pub fn time_loser(&self) -> Option<usize> {
+        if self.end != "time" {
+            return None;
+        }
+        self.winner.map(|w| 1 - usize::from(w))
     }
 }

@@ -80,8 +80,11 @@ pub struct AgentSummary {
     pub as_first: FirstPlayerStats,
     /// Games the opponent began, from the first seat's side (the opponent's).
     pub as_second: FirstPlayerStats,
-    /// Games this agent lost by forfeit.
+    /// Games this agent lost by forfeit (its clock running out aside).
     pub forfeits: u64,
+    /// Games this agent lost on time (0 in summaries written before clocks).
+    #[serde(default)]
+    pub time_losses: u64,
 }
 
 /// One cell of the crosstable: how the row agent did against the column agent.
@@ -163,8 +166,11 @@ pub struct Summary {
     pub games_planned: u64,
     /// Games played.
     pub games_played: u64,
-    /// Games ended by a forfeit.
+    /// Games ended by a forfeit (a clock running out aside).
     pub forfeits: u64,
+    /// Games lost on time (0 in summaries written before clocks).
+    #[serde(default)]
+    pub time_losses: u64,
     /// How ratings were computed.
     pub rating_method: String,
     /// The rating anchor: `mean` or an agent's name (at 0).
@@ -241,6 +247,7 @@ pub fn summarize(
         let mut wdl = Wdl::default();
         let mut margins = Vec::new();
         let mut forfeits = 0;
+        let mut time_losses = 0;
         for r in records.iter().filter(|r| r.seats.contains(&i)) {
             let seat = if r.seats[0] == i { 0 } else { 1 };
             let score = if seat == 0 {
@@ -259,6 +266,7 @@ pub fn summarize(
             cell.wdl.record(score)?;
             cell.score = cell.wdl.score();
             match &r.error {
+                Some(_) if r.time_loser() == Some(seat) => time_losses += 1,
                 Some(e) if e.starts_with(&format!("seat {seat}")) => forfeits += 1,
                 Some(_) => {}
                 None => margins.push(f64::from(if seat == 0 { r.margin } else { -r.margin })),
@@ -278,6 +286,7 @@ pub fn summarize(
             as_first: first_player(records.iter().filter(|r| r.seats[0] == i))?,
             as_second: first_player(records.iter().filter(|r| r.seats[1] == i))?,
             forfeits,
+            time_losses,
         });
     }
 
@@ -329,7 +338,11 @@ pub fn summarize(
         game: game.to_string(),
         games_planned,
         games_played: records.len() as u64,
-        forfeits: records.iter().filter(|r| r.is_forfeit()).count() as u64,
+        forfeits: records
+            .iter()
+            .filter(|r| r.is_forfeit() && r.time_loser().is_none())
+            .count() as u64,
+        time_losses: records.iter().filter(|r| r.time_loser().is_some()).count() as u64,
         rating_method: RATING_METHOD.to_string(),
         anchor: anchor.map_or("mean".to_string(), |i| names[i].clone()),
         standings,
@@ -415,6 +428,7 @@ pub const RATINGS_HEADER: &[&str] = &[
     "forfeits",
     "elo_profile_lo",
     "elo_profile_hi",
+    "time_losses",
 ];
 
 /// Writes `summary.json` and `ratings.csv` into `dir`.
@@ -457,6 +471,7 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), LogError> {
             a.forfeits.to_string(),
             csv_field(a.elo_95_profile.map(|x| x.0), 1),
             csv_field(a.elo_95_profile.map(|x| x.1), 1),
+            a.time_losses.to_string(),
         ])
         .map_err(to_io)?;
     }

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use mancala_agents::{derive_seed, Agent, AgentError, StopCondition};
+use mancala_agents::{derive_seed, Agent, AgentError, GameClocks, StopCondition, TimeControl};
 
 use crate::seat::{Choice, Seat, HANG_GRACE};
 use mancala_core::{Game, Move, Player};
@@ -36,6 +36,23 @@ pub struct RunOptions {
     pub seed: u64,
     /// A move that takes longer forfeits the game (`None`: no limit).
     pub move_timeout: Option<Duration>,
+    /// The game clock (`None`: none): a player whose clock runs out loses
+    /// the game on time.
+    pub time_control: Option<TimeControl>,
+    /// How far a move may overrun its clock without losing: the latency of
+    /// pipes and of the runner itself.
+    pub time_margin: Duration,
+}
+
+/// The default [`RunOptions::time_margin`]: small against any clock worth
+/// playing, large against a pipe's latency.
+pub const DEFAULT_TIME_MARGIN: Duration = Duration::from_millis(50);
+
+impl RunOptions {
+    /// Whether moves have a deadline: a move timeout or a clock.
+    pub fn timed(&self) -> bool {
+        self.move_timeout.is_some() || self.time_control.is_some()
+    }
 }
 
 /// How one game ended, before it becomes a record.
@@ -56,9 +73,13 @@ fn play_one<G: Game>(
     seats: [&mut Seat<G>; 2],
     opening: &[Move],
     seed: u64,
-    move_timeout: Option<Duration>,
+    options: &RunOptions,
     stop: &AtomicBool,
 ) -> Result<Option<Played>, ArenaError> {
+    let move_timeout = options.move_timeout;
+    let mut clocks = options
+        .time_control
+        .map(|control| GameClocks::new(control, options.time_margin));
     let mut seats = seats;
     for (index, seat) in seats.iter_mut().enumerate() {
         seat.new_game(derive_seed(seed, index as u64));
@@ -85,18 +106,50 @@ fn play_one<G: Game>(
             return Ok(None);
         }
         let seat = mover.index();
+        // The move's hard limit is the earlier of the move timeout and the
+        // flag's fall; which one it is decides how a late move is lost.
+        let on_clock = clocks.as_ref().map(|c| c.allowance(mover));
+        let clock_decides = on_clock.is_some_and(|c| move_timeout.is_none_or(|cap| c <= cap));
+        let limit = if clock_decides {
+            on_clock
+        } else {
+            move_timeout
+        };
         let t0 = Instant::now();
         // The search itself watches the deadline and Ctrl-C, so a runaway
         // budget neither blocks the worker nor delays the stop; an agent
         // that ignores them is watched from outside (see `seat`).
         let until = StopCondition {
-            deadline: move_timeout.and_then(|limit| t0.checked_add(limit)),
+            deadline: limit.and_then(|limit| t0.checked_add(limit)),
             cancel: Some(stop),
+            clock: clocks.as_ref().map(|c| c.view(mover)),
         };
         let choice = seats[seat].choose(game, &state, until);
         let took = t0.elapsed();
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
+        }
+        let late_move = limit.is_some_and(|l| took > l)
+            || matches!(choice, Choice::Hung)
+            || (limit.is_some() && matches!(choice, Choice::Answer(Err(AgentError::Stopped))));
+        if clock_decides && late_move {
+            let clocks = clocks.as_ref().expect("the clock decides");
+            let why = format!(
+                "seat {seat}: out of time: move {} took {} ms with {} ms on the clock \
+                 (margin {} ms)",
+                moves.len() + 1,
+                took.as_millis(),
+                clocks.remaining()[seat].as_millis(),
+                options.time_margin.as_millis()
+            );
+            return Ok(Some(Played {
+                scores: game.scores(&state).0,
+                winner: Some(1 - seat as u8),
+                end: "time".into(),
+                error: Some(why),
+                agent_lost: matches!(choice, Choice::Hung).then_some(seat),
+                moves,
+            }));
         }
         let late = |limit: Duration| {
             format!(
@@ -136,6 +189,17 @@ fn play_one<G: Game>(
             }
             Choice::Answer(Ok(mv)) => mv,
         };
+        if let Some(clocks) = clocks.as_mut() {
+            // Within its allowance (checked above), so the charge succeeds.
+            if let Err(flag) = clocks.charge(mover, took) {
+                let why = format!("seat {seat}: {flag}");
+                return Ok(Some(Played {
+                    end: "time".into(),
+                    error: Some(why),
+                    ..forfeit(seat, moves, &state, String::new(), false)
+                }));
+            }
+        }
         if let Err(e) = game.try_play(&mut state, mv) {
             return Ok(Some(forfeit(seat, moves, &state, e.to_string(), false)));
         }
@@ -277,15 +341,21 @@ impl<G: Game> Arena<'_, G> {
                 outcome.reason.to_string(),
             ),
             None => {
-                // Only a forfeit ends an unfinished game: the player to move lost.
+                // Only a forfeit or a clock ends an unfinished game: the
+                // player to move lost.
                 let mover = game.to_move(&state).expect("a game not over has a mover");
                 if r.error.is_none() {
                     return Err("its moves do not finish the game, and it is not a forfeit".into());
                 }
+                let end = if r.end == "time" && self.options.time_control.is_some() {
+                    "time"
+                } else {
+                    "forfeit"
+                };
                 (
                     game.scores(&state).0,
                     Some(1 - mover.index() as u8),
-                    "forfeit".to_string(),
+                    end.to_string(),
                 )
             }
         };
@@ -341,7 +411,7 @@ fn run_games<G: Game>(
             let worker = rayon::current_thread_index().unwrap_or(0) % threads;
             let mut cache = caches[worker].lock().unwrap_or_else(|p| p.into_inner());
             let [i, j] = g.seats;
-            let seat_of = |k: usize| Seat::new((players.factory)(k), game, options.move_timeout);
+            let seat_of = |k: usize| Seat::new((players.factory)(k), game, options.timed());
             for &k in &g.seats {
                 if cache[k].is_none() {
                     cache[k] = Some(seat_of(k));
@@ -358,7 +428,7 @@ fn run_games<G: Game>(
                     [own, &mut twin],
                     &openings[g.opening as usize],
                     seed,
-                    options.move_timeout,
+                    options,
                     stop,
                 )
             } else {
@@ -374,7 +444,7 @@ fn run_games<G: Game>(
                     agents,
                     &openings[g.opening as usize],
                     seed,
-                    options.move_timeout,
+                    options,
                     stop,
                 )
             };

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mancala_agents::{Agent, AgentError, StopCondition};
+use mancala_agents::{Agent, AgentError, Clock, StopCondition};
 use mancala_core::{Game, Move};
 
 /// How long after a move's deadline a watched agent may still return
@@ -45,14 +45,10 @@ pub(crate) enum Seat<G: Game> {
 }
 
 impl<G: Game> Seat<G> {
-    /// Seats `agent`, watched when moves have a deadline it does not keep
-    /// by itself.
-    pub(crate) fn new(
-        agent: Box<dyn Agent<G>>,
-        game: &G,
-        move_timeout: Option<Duration>,
-    ) -> Seat<G> {
-        if move_timeout.is_some() && !agent.enforces_deadline() {
+    /// Seats `agent`, watched when moves have a deadline (`timed`: a move
+    /// timeout or a clock) that it does not keep by itself.
+    pub(crate) fn new(agent: Box<dyn Agent<G>>, game: &G, timed: bool) -> Seat<G> {
+        if timed && !agent.enforces_deadline() {
             Seat::Watched(Watched::spawn(agent, game.clone()))
         } else {
             Seat::Direct(agent)
@@ -105,6 +101,7 @@ enum Request<G: Game> {
     Choose {
         state: G::State,
         deadline: Option<Instant>,
+        clock: Option<Clock>,
     },
 }
 
@@ -131,10 +128,15 @@ impl<G: Game> Watched<G> {
                     match request {
                         Request::NewGame(seed) => agent.new_game(seed),
                         Request::Observe(mv) => agent.observe(mv),
-                        Request::Choose { state, deadline } => {
+                        Request::Choose {
+                            state,
+                            deadline,
+                            clock,
+                        } => {
                             let until = StopCondition {
                                 deadline,
                                 cancel: Some(&flag),
+                                clock,
                             };
                             let choice = match catch_unwind(AssertUnwindSafe(|| {
                                 agent.choose_until(&game, &state, until)
@@ -167,6 +169,7 @@ impl<G: Game> Watched<G> {
         self.send(Request::Choose {
             state: state.clone(),
             deadline: until.deadline,
+            clock: until.clock,
         });
         if self.lost {
             return Choice::Answer(Err(AgentError::Failed(

@@ -155,6 +155,8 @@ mod tests {
                 threads,
                 seed: 3,
                 move_timeout: None,
+                time_control: None,
+                time_margin: crate::DEFAULT_TIME_MARGIN,
             },
         };
         let stop = AtomicBool::new(stop);

@@ -233,8 +233,14 @@ impl ExternalAgent {
         stop: StopCondition<'_>,
     ) -> Result<Move, EngineError> {
         let position = self.position(game, state);
-        let go = self.config.go;
+        let mut go = self.config.go;
+        // The clocks go to an engine given no limits of its own; one that
+        // was given `movetime` (it may know nothing else) keeps it.
+        if go.is_empty() {
+            go.clock = stop.clock;
+        }
         let started = Instant::now();
+        // With a clock, the runner's deadline (the flag's fall) comes first.
         let own_limit = match go.movetime {
             Some(t) => t + movetime_margin(t),
             None => UNLIMITED_GO_TIMEOUT,

@@ -8,6 +8,8 @@ use std::fmt;
 use std::io::{self, BufRead};
 use std::time::Duration;
 
+use mancala_agents::clock::MAX_CLOCK;
+use mancala_agents::Clock;
 use mancala_core::spec::truncate_input;
 use mancala_core::Move;
 
@@ -22,7 +24,14 @@ pub struct GoLimits {
     pub nodes: Option<u64>,
     /// Search at most this deep (the engine's own unit).
     pub depth: Option<u32>,
+    /// The game's clocks (`wtime`, `btime`, `winc`, `binc`, `movestogo`:
+    /// `w` is player 0, who moved first, `b` player 1): the engine plans
+    /// its own time and loses the game if its clock runs out.
+    pub clock: Option<Clock>,
 }
+
+/// The clock fields of `go`, in the order they are written.
+const CLOCK_KEYS: [&str; 5] = ["wtime", "btime", "winc", "binc", "movestogo"];
 
 impl GoLimits {
     /// Reads the arguments of a `go` command (`movetime 100 nodes 5000`),
@@ -36,6 +45,8 @@ impl GoLimits {
             tokens.next();
         }
         let mut limits = GoLimits::default();
+        // wtime, btime, winc, binc, movestogo as read (milliseconds, moves).
+        let mut clock: [Option<u64>; 5] = [None; 5];
         while let Some(key) = tokens.next() {
             let value = tokens.next().ok_or_else(|| ProtocolError::BadCommand {
                 line: text.to_string(),
@@ -57,14 +68,45 @@ impl GoLimits {
                 }
                 "nodes" => limits.nodes = Some(number(u64::MAX)?),
                 "depth" => limits.depth = Some(number(1000)? as u32),
+                _ if CLOCK_KEYS.contains(&key) => {
+                    let at = CLOCK_KEYS
+                        .iter()
+                        .position(|k| *k == key)
+                        .expect("a clock key");
+                    let most = if key == "movestogo" {
+                        10_000
+                    } else {
+                        MAX_CLOCK.as_millis() as u64
+                    };
+                    clock[at] = Some(number(most)?);
+                }
                 _ => {
                     return Err(ProtocolError::BadCommand {
                         line: text.to_string(),
-                        why: format!("unknown limit `{key}` (expected movetime, nodes or depth)"),
+                        why: format!(
+                            "unknown limit `{key}` (expected movetime, nodes, depth, wtime, \
+                             btime, winc, binc or movestogo)"
+                        ),
                     })
                 }
             }
         }
+        let [wtime, btime, winc, binc, movestogo] = clock;
+        let ms = |n: Option<u64>| Duration::from_millis(n.unwrap_or(0));
+        limits.clock = match (wtime, btime) {
+            (Some(_), Some(_)) => Some(Clock {
+                remaining: [ms(wtime), ms(btime)],
+                increment: [ms(winc), ms(binc)],
+                moves_to_go: movestogo.map(|n| n as u32).filter(|&n| n > 0),
+            }),
+            (None, None) if clock.iter().all(Option::is_none) => None,
+            _ => {
+                return Err(ProtocolError::BadCommand {
+                    line: text.to_string(),
+                    why: "a clock needs both wtime and btime".into(),
+                })
+            }
+        };
         Ok(limits)
     }
 
@@ -86,6 +128,19 @@ impl fmt::Display for GoLimits {
         }
         if let Some(d) = self.depth {
             parts.push(format!("depth {d}"));
+        }
+        if let Some(c) = &self.clock {
+            let ms = |d: Duration| d.as_millis();
+            parts.push(format!(
+                "wtime {} btime {} winc {} binc {}",
+                ms(c.remaining[0]),
+                ms(c.remaining[1]),
+                ms(c.increment[0]),
+                ms(c.increment[1])
+            ));
+            if let Some(n) = c.moves_to_go {
+                parts.push(format!("movestogo {n}"));
+            }
         }
         f.write_str(&parts.join(" "))
     }
@@ -123,7 +178,8 @@ pub enum Command {
         /// Moves played from there, in the CLI's move notation.
         moves: Vec<Move>,
     },
-    /// `go [movetime MS] [nodes N] [depth D]`.
+    /// `go [movetime MS] [nodes N] [depth D] [wtime MS btime MS [winc MS]
+    /// [binc MS] [movestogo N]]`.
     Go(GoLimits),
     /// `quit`.
     Quit,
@@ -542,8 +598,17 @@ mod tests {
                 movetime: Some(Duration::from_millis(100)),
                 nodes: None,
                 depth: Some(7),
+                clock: None,
             }),
             Command::Go(GoLimits::default()),
+            Command::Go(GoLimits {
+                clock: Some(Clock {
+                    remaining: [Duration::from_millis(9_800), Duration::from_millis(10_050)],
+                    increment: [Duration::from_millis(100); 2],
+                    moves_to_go: Some(12),
+                }),
+                ..GoLimits::default()
+            }),
             Command::Quit,
         ];
         for c in commands {
@@ -560,6 +625,30 @@ mod tests {
     }
 
     #[test]
+    fn clocks_are_sent_in_milliseconds_with_player_0_as_white() {
+        let go = GoLimits::parse("go wtime 9800 btime 10050 winc 100 binc 50").unwrap();
+        let clock = go.clock.unwrap();
+        assert_eq!(
+            clock.remaining_for(mancala_core::Player::ZERO).as_millis(),
+            9_800
+        );
+        assert_eq!(
+            clock.remaining_for(mancala_core::Player::ONE).as_millis(),
+            10_050
+        );
+        assert_eq!(
+            clock.increment_for(mancala_core::Player::ONE).as_millis(),
+            50
+        );
+        assert_eq!(clock.moves_to_go, None);
+        assert_eq!(go.to_string(), "wtime 9800 btime 10050 winc 100 binc 50");
+        // Increments default to 0; `movestogo 0` is no period.
+        let go = GoLimits::parse("wtime 1 btime 2 movestogo 0").unwrap();
+        assert_eq!(go.clock.unwrap().increment, [Duration::ZERO; 2]);
+        assert_eq!(go.clock.unwrap().moves_to_go, None);
+    }
+
+    #[test]
     fn bad_commands_say_what_is_wrong() {
         for (line, needle) in [
             ("position", "startpos"),
@@ -567,7 +656,14 @@ mod tests {
             ("position startpos 3", "expected `moves`"),
             ("go movetime", "needs a number"),
             ("go movetime -5", "whole number"),
-            ("go wtime 100", "unknown limit"),
+            ("go wtime 100", "both wtime and btime"),
+            ("go winc 100 binc 100", "both wtime and btime"),
+            ("go wtime 100 btime x", "whole number"),
+            (
+                "go wtime 100 btime 100 movestogo 20000",
+                "whole number up to 10000",
+            ),
+            ("go wtime 100 btime 100 hurry 1", "unknown limit"),
             ("newgame", "game spec"),
             ("isready now", "no arguments"),
             ("fly", "unknown command"),

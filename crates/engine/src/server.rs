@@ -196,10 +196,18 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
                         continue;
                     };
                     let started = Instant::now();
+                    // With a clock, the agent never thinks past its own
+                    // flag, whatever its budget; `time=auto` plans within it.
+                    let flag = limits.clock.and_then(|c| {
+                        let mover = game.to_move(current)?;
+                        started.checked_add(c.remaining_for(mover))
+                    });
                     let stop = StopCondition {
                         deadline: limits.movetime.map(|t| started + t),
                         cancel: None,
-                    };
+                        clock: limits.clock,
+                    }
+                    .or_by(flag);
                     match agent.choose_until(game, current, stop) {
                         Ok(mv) => {
                             let info = agent.info();

@@ -180,10 +180,12 @@ impl fmt::Display for EngineConfig {
         if self.name != default_name(&self.command) {
             options.push(format!("name={}", self.name));
         }
+        // A config's limits never hold a clock: the run sends its own.
         let GoLimits {
             movetime,
             nodes,
             depth,
+            clock: _,
         } = self.go;
         if let Some(t) = movetime {
             options.push(format!("movetime={}", format_duration(t)));

@@ -150,6 +150,7 @@ impl std::fmt::Display for NeuralSpec {
         write!(f, "neural:model={}", self.model.display())?;
         match self.budget {
             Budget::Time(t) => write!(f, ",time={}", mancala_agents::format_duration(t))?,
+            Budget::Auto => write!(f, ",time=auto")?,
             Budget::Sims(s) => write!(f, ",sims={s}")?,
             // Not made by a neural spec.
             Budget::Depth(d) => write!(f, ",sims={d}")?,
@@ -224,7 +225,7 @@ impl<G: Game> NeuralAgent<G> {
         let search = self.search.as_mut().expect("searching");
         let (inputs, actions) = (game.observation_len(), game.num_actions());
         self.obs.resize(self.batch * inputs, 0.0);
-        search.begin(game, state)?;
+        search.begin_with_clock(game, state, stop.clock.as_ref())?;
         loop {
             if stop.reached() {
                 break;

@@ -757,6 +757,8 @@ impl<G: Game> Trainer<'_, G> {
                 ),
                 seed,
                 move_timeout: None,
+                time_control: None,
+                time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
             },
         };
         let points = Mutex::new(0.0f64);

@@ -21,7 +21,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use mancala_agents::{Agent, AgentSpec};
+use mancala_agents::{Agent, AgentSpec, Budget};
 use mancala_core::spec::Spec;
 use mancala_core::{Game, SpecError};
 use thiserror::Error;
@@ -144,6 +144,30 @@ impl AnyAgentSpec {
         }
     }
 
+    /// Whether the agent plans its moves with the game clock (`time=auto`,
+    /// itself or as a fallback); without a clock it thinks for
+    /// [`mancala_agents::AUTO_WITHOUT_CLOCK`] a move. External engines are
+    /// given the clocks whenever they have no limits of their own, but
+    /// play without them too, so they do not count.
+    pub fn uses_time_auto(&self) -> bool {
+        fn classical(spec: &AgentSpec) -> bool {
+            match spec {
+                AgentSpec::Minimax(o) => o.budget == Budget::Auto,
+                AgentSpec::Mcts(o) => o.budget == Budget::Auto,
+                _ => false,
+            }
+        }
+        match self {
+            AnyAgentSpec::Classical(c) => classical(c),
+            AnyAgentSpec::Perfect(p) => {
+                p.time == Some(Budget::Auto) || p.fallback.as_ref().is_some_and(classical)
+            }
+            AnyAgentSpec::Engine(_) => false,
+            #[cfg(feature = "neural")]
+            AnyAgentSpec::Neural(n) => n.budget == Budget::Auto,
+        }
+    }
+
     /// This spec with an engine's standard error kept in `dir` (a
     /// tournament's output folder); other agents are unchanged.
     pub fn with_engine_logs(&self, dir: &Path) -> AnyAgentSpec {
@@ -249,6 +273,23 @@ mod tests {
             AnyAgentSpec::parse("engine:cmd=python3 bot.py").unwrap(),
             AnyAgentSpec::Engine(_)
         ));
+    }
+
+    #[test]
+    fn agents_that_plan_with_the_clock_are_known() {
+        for (text, auto) in [
+            ("minimax:time=auto", true),
+            ("mcts:time=auto", true),
+            ("perfect:time=auto,fallback=greedy", true),
+            ("perfect:time=1s,fallback=minimax:time=auto", true),
+            ("minimax:time=1s", false),
+            ("perfect", false),
+            ("random", false),
+            ("engine:cmd=python3 bot.py", false),
+        ] {
+            let spec = AnyAgentSpec::parse(text).unwrap();
+            assert_eq!(spec.uses_time_auto(), auto, "{text}");
+        }
     }
 
     #[test]

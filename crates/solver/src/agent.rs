@@ -18,9 +18,11 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use mancala_agents::{parse_duration, Agent, AgentError, AgentSpec, SearchInfo, StopCondition};
+use mancala_agents::{
+    parse_duration, Agent, AgentError, AgentSpec, Budget, SearchInfo, StopCondition,
+};
 use mancala_core::spec::{bad_value, Spec};
 use mancala_core::{CongkakRules, Game, KalahRules, Move, SpecError};
 use rand::rngs::SmallRng;
@@ -59,8 +61,11 @@ pub const MAX_TABLE_MIB: usize = 16 * 1024;
 /// A parsed `perfect:...` spec; the default is plain `perfect`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PerfectSpec {
-    /// Give up solving after this long (and play the fallback's move).
-    pub time: Option<Duration>,
+    /// Give up solving after this long (and play the fallback's move):
+    /// `Budget::Time`, or `Budget::Auto` (`time=auto`) for half of what the
+    /// game clock's time manager gives the move, the rest left to the
+    /// fallback.
+    pub time: Option<Budget>,
     /// Transposition table size in MiB (`tt=`); `None`: sized to the
     /// board, at most [`AGENT_TABLE_MIB`].
     pub table_mib: Option<usize>,
@@ -88,8 +93,10 @@ impl PerfectSpec {
         }
         spec.check_keys(&["time", "tt"])?;
         let mut out = PerfectSpec::default();
-        if let Some(t) = spec.get("time") {
-            out.time = Some(parse_duration("time", t)?);
+        match spec.get("time") {
+            Some("auto") => out.time = Some(Budget::Auto),
+            Some(t) => out.time = Some(Budget::Time(parse_duration("time", t)?)),
+            None => {}
         }
         if let Some(mib) = spec.get_int("tt", 1..=MAX_TABLE_MIB as u64)? {
             out.table_mib = Some(mib as usize);
@@ -139,8 +146,12 @@ impl PerfectSpec {
 impl std::fmt::Display for PerfectSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut opts = Vec::new();
-        if let Some(t) = self.time {
-            opts.push(format!("time={}", mancala_agents::format_duration(t)));
+        match self.time {
+            Some(Budget::Time(t)) => {
+                opts.push(format!("time={}", mancala_agents::format_duration(t)));
+            }
+            Some(Budget::Auto) => opts.push("time=auto".into()),
+            _ => {}
         }
         if let Some(mib) = self.table_mib {
             opts.push(format!("tt={mib}"));
@@ -279,7 +290,19 @@ impl<G: Game> Agent<G> for Perfect<G> {
         self.spec
             .check(game)
             .map_err(|e| AgentError::Failed(e.to_string()))?;
-        let stop = outer.or_by(self.spec.time.and_then(|t| t0.checked_add(t)));
+        let own_deadline = match (self.spec.time, game.to_move(state)) {
+            (Some(Budget::Auto), Some(mover)) => {
+                // Half the move's share: the fallback may need the rest.
+                let share = match &outer.clock {
+                    Some(clock) => mancala_agents::time_for_move(clock, mover),
+                    None => mancala_agents::AUTO_WITHOUT_CLOCK,
+                };
+                t0.checked_add(share / 2)
+            }
+            (Some(Budget::Time(t)), _) => t0.checked_add(t),
+            _ => None,
+        };
+        let stop = outer.or_by(own_deadline);
         self.info = SearchInfo::default();
         let result = self.best_moves(game, state, stop);
         self.info.elapsed = t0.elapsed();
@@ -289,7 +312,15 @@ impl<G: Game> Agent<G> for Perfect<G> {
                 Ok(top[self.rng.random_range(0..top.len())])
             }
             Err(Failure::Stopped) if !outer.reached() => match &mut self.fallback {
-                Some(fallback) => fallback.choose_until(game, state, outer),
+                Some(fallback) => {
+                    // The fallback plans with the clock as it is now.
+                    let mut outer = outer;
+                    if let (Some(clock), Some(mover)) = (&mut outer.clock, game.to_move(state)) {
+                        clock.remaining[mover.index()] =
+                            clock.remaining[mover.index()].saturating_sub(t0.elapsed());
+                    }
+                    fallback.choose_until(game, state, outer)
+                }
                 None => Err(AgentError::Stopped),
             },
             Err(Failure::Stopped) => Err(AgentError::Stopped),
@@ -333,5 +364,16 @@ mod tests {
             PerfectSpec::parse("perfect").unwrap().to_string(),
             "perfect"
         );
+    }
+
+    #[test]
+    fn time_auto_plans_with_the_clock_and_prints_back() {
+        let text = "perfect:time=auto,fallback=minimax:time=auto";
+        let spec = PerfectSpec::parse(text).unwrap();
+        assert_eq!(spec.time, Some(Budget::Auto));
+        assert_eq!(spec.to_string(), text);
+        let fixed = PerfectSpec::parse("perfect:time=2s,fallback=greedy").unwrap();
+        assert_eq!(fixed.to_string(), "perfect:time=2s,fallback=greedy");
+        assert!(PerfectSpec::parse("perfect:time=auto").is_err());
     }
 }

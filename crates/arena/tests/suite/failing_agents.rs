@@ -132,6 +132,8 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
             // machine must not turn a fault into a timeout.
             move_timeout: matches!(fault, Fault::Slow | Fault::Hang)
                 .then_some(Duration::from_millis(10)),
+            time_control: None,
+            time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
         },
     };
     let plan = schedule(&pairs(Format::RoundRobin, 2), 6, 1);

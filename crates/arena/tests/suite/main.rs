@@ -6,6 +6,7 @@
 // CI and a thorough run differ by one variable in every crate alike.
 #[path = "../../../core/tests/suite/cases.rs"]
 mod cases;
+mod clocks;
 mod failing_agents;
 mod fuzz_config;
 mod ratings_intervals;

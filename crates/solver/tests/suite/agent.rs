@@ -78,6 +78,7 @@ fn out_of_time_it_lets_the_fallback_move() {
     let until = StopCondition {
         deadline: Some(Instant::now() + Duration::from_millis(20)),
         cancel: None,
+        clock: None,
     };
     assert!(alone.choose_until(&rules, &start, until).is_err());
     assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());

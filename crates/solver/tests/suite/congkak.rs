@@ -313,6 +313,7 @@ fn a_finished_game_and_a_spent_budget_are_errors() {
     let past = StopCondition {
         deadline: Some(Instant::now()),
         cancel: None,
+        clock: None,
     };
     for threads in [1, 2] {
         assert!(matches!(

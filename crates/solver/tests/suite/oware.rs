@@ -335,6 +335,7 @@ fn boards_too_large_finished_games_and_stops_are_typed_errors() {
     let stop = StopCondition {
         deadline: None,
         cancel: Some(&flag),
+        clock: None,
     };
     let r = rules("oware:pits=3,seeds=2");
     let solver = OwareSolver::new(r, &SolverOptions::table(DEFAULT_TABLE_MIB)).unwrap();
