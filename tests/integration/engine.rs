@@ -252,8 +252,13 @@ fn misbehaving_engines_lose_their_games_and_the_match_completes() {
         ("silent", "start"),
         ("refuse", "refused `newgame"),
     ] {
+        // A short handshake only where the test waits for it to expire: a
+        // loaded machine (the tests run in parallel) may take more than a
+        // second to start Python.
+        let handshake = if mode == "silent" { "1s" } else { "10s" };
         let spec = format!(
-            "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=50ms,handshake=1s"
+            "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=50ms,\
+             handshake={handshake}"
         );
         let pids = Pids::new();
         let r = match_with(&pids, &spec, "random", "4", &[]);

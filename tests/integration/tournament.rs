@@ -18,7 +18,7 @@ const CSV_HEADER: &str =
 
 const RATINGS_HEADER: &str = "rank,name,spec,elo,elo_lo,elo_hi,games,points,score,wins,draws,\
 losses,mean_margin,margin_lo,margin_hi,first_seat_score,second_seat_score,forfeits,\
-elo_profile_lo,elo_profile_hi";
+elo_profile_lo,elo_profile_hi,time_losses";
 
 /// Three agents, six games per pair, openings of two moves: 18 games.
 const TINY: &str = r#"
@@ -357,7 +357,7 @@ fn a_tiny_round_robin_writes_consistent_results() {
     assert_eq!(rated, names.into_iter().collect());
     let mut points_total = 0.0;
     for (rank, row) in ratings.iter().enumerate() {
-        assert_eq!(row.len(), 20, "{row:?}");
+        assert_eq!(row.len(), 21, "{row:?}");
         assert_eq!(row[0], (rank + 1).to_string());
         let spec = if row[1] == "mm2" {
             "minimax:depth=2"

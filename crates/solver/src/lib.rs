@@ -110,7 +110,7 @@ const SLOTS_PER_POSITION: u64 = 2;
 /// The default table of a solver of `rules`, in MiB: no more than the
 /// positions of the board can fill (every placement of its seeds in the
 /// pits, once per pending-swap state: [`ExactGame::keys_per_board`]),
-/// [`SLOTS_PER_POSITION`] slots each, rounded up to a power of two, at
+/// two slots each (`SLOTS_PER_POSITION`), rounded up to a power of two, at
 /// least [`MIN_TABLE_MIB`] and at most `most`. Without it a small board
 /// paid for a table of `most`: `solve` of Kalah(4,1), 12,870 placements,
 /// allocated and touched 1 GiB, seconds of work for a search of
