@@ -1,10 +1,13 @@
 //! `replay`, `perft` and `show`: looking at games move by move.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
+use mancala_arena::GameRecord;
 use mancala_core::{with_game, Game, GameSpec, Move, Player};
 use serde_json::json;
 
@@ -49,8 +52,22 @@ pub struct ReplayArgs {
     #[command(flatten)]
     game: GameArgs,
     /// The moves, as pit numbers from 1 on the mover's side, or `swap`, separated by spaces or commas.
-    #[arg(long, short, allow_hyphen_values = true)]
-    moves: String,
+    #[arg(
+        long,
+        short,
+        allow_hyphen_values = true,
+        required_unless_present = "from",
+        conflicts_with = "from"
+    )]
+    moves: Option<String>,
+    /// Replay a game of this results folder (a tournament's, merged shards' or a match's
+    /// output), with what was recorded of each move: its time, the clock, and the agent's
+    /// search (depth or simulations, nodes, score, principal variation).
+    #[arg(long, value_name = "DIR", requires = "id", conflicts_with = "position")]
+    from: Option<PathBuf>,
+    /// The game's id in DIR/games.jsonl (with --from).
+    #[arg(long, requires = "from")]
+    id: Option<u64>,
     /// Print one JSON object per move, then one with the final scores.
     #[arg(long)]
     json: bool,
@@ -58,20 +75,117 @@ pub struct ReplayArgs {
 
 /// `mancala replay`.
 pub fn replay(args: &ReplayArgs) -> Result<()> {
-    let spec = args.game.spec()?;
-    with_game!(&spec, game => replay_game(game, args))
+    let (spec, record) = match (&args.from, args.id) {
+        (Some(dir), Some(id)) => {
+            let record = find_game(dir, id)?;
+            let spec = record.game.parse::<GameSpec>().map_err(|e| {
+                bad_input(format!(
+                    "game {id} of {}: its game spec: {e}",
+                    dir.display()
+                ))
+            })?;
+            (spec, Some(record))
+        }
+        _ => (args.game.spec()?, None),
+    };
+    with_game!(&spec, game => replay_game(game, args, record.as_ref()))
 }
 
-fn replay_game<G: Game>(game: &G, args: &ReplayArgs) -> Result<()> {
-    let mut state = start_state(game, args.game.position.as_deref())?;
+/// Game `id` of `dir/games.jsonl`, read line by line (a log may be large).
+fn find_game(dir: &Path, id: u64) -> Result<GameRecord> {
+    let path = dir.join("games.jsonl");
+    let file = File::open(&path).map_err(|e| {
+        bad_input(format!(
+            "cannot read {}: {e} (--from takes the folder a tournament, merge or match wrote)",
+            path.display()
+        ))
+    })?;
+    let (mut first, mut last) = (None, None);
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: GameRecord = serde_json::from_str(&line)
+            .map_err(|e| bad_input(format!("{}, line {}: {e}", path.display(), n + 1)))?;
+        if record.id == id {
+            return Ok(record);
+        }
+        first = Some(first.map_or(record.id, |f: u64| f.min(record.id)));
+        last = Some(last.map_or(record.id, |l: u64| l.max(record.id)));
+    }
+    Err(bad_input(match (first, last) {
+        (Some(a), Some(b)) => format!(
+            "{} has no game {id} (its ids run from {a} to {b})",
+            path.display()
+        ),
+        _ => format!("{} has no games", path.display()),
+    }))
+}
+
+/// What was recorded of move `ply` of `record`, in words: its time, the
+/// mover's clock after it, and the agent's search.
+fn move_notes(record: &GameRecord, ply: usize) -> Option<String> {
+    let opening = record.plies as usize - record.move_us.len();
+    let k = ply.checked_sub(opening + 1)?;
+    let mut parts = vec![format!("{:.1} ms", *record.move_us.get(k)? as f64 / 1000.0)];
+    if let Some(clock) = record.clock_ms.get(k) {
+        parts.push(format!("clock {:.2} s", *clock as f64 / 1000.0));
+    }
+    if let Some(s) = record.search.iter().find(|s| s.ply as usize == ply) {
+        if let Some(d) = s.depth {
+            parts.push(format!("depth {d}"));
+        }
+        if let Some(n) = s.nodes {
+            parts.push(format!("{n} nodes"));
+        }
+        if let Some(n) = s.sims {
+            parts.push(format!("{n} simulations"));
+        }
+        match (s.score, s.exact) {
+            (Some(v), true) => parts.push(format!("exact value {v:+}")),
+            (Some(v), false) => parts.push(format!("score {v:+.1}")),
+            (None, _) => {}
+        }
+        if let Some(w) = s.win {
+            parts.push(format!("expects {:.0}%", 100.0 * w));
+        }
+        if let Some(share) = s.share {
+            parts.push(format!("{:.0}% of visits", 100.0 * share));
+        }
+        if !s.pv.is_empty() {
+            parts.push(format!("line {}", s.pv));
+        }
+    }
+    Some(parts.join(", "))
+}
+
+fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>) -> Result<()> {
+    let mut state = match record {
+        Some(_) => game.start(),
+        None => start_state(game, args.game.position.as_deref())?,
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if let (Some(r), false) = (record, args.json) {
+        writeln!(
+            out,
+            "game {} of {}: {} (seat 0) against {} (seat 1), seed {}",
+            r.id, r.game, r.players[0], r.players[1], r.seed
+        )?;
+        if !r.opening_moves.is_empty() {
+            writeln!(out, "opening: {}", r.opening_moves)?;
+        }
+    }
     if !args.json {
         writeln!(out, "{}", game.setup(&state))?;
         write!(out, "{}", render(&game.setup(&state), None))?;
     }
-    let words = args
-        .moves
+    let moves = match record {
+        Some(r) => r.moves.as_str(),
+        None => args.moves.as_deref().unwrap_or(""),
+    };
+    let words = moves
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty());
     for (k, word) in words.enumerate() {
@@ -127,9 +241,29 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs) -> Result<()> {
                 line["round"] = json!(round.number);
                 line["round_first"] = json!(round.first.index());
             }
+            if let Some(r) = record {
+                let opening = r.plies as usize - r.move_us.len();
+                if let Some(us) = ply.checked_sub(opening + 1).and_then(|k| r.move_us.get(k)) {
+                    line["move_us"] = json!(us);
+                    line["player"] = json!(r.players[mover.index()]);
+                }
+                if let Some(c) = ply.checked_sub(opening + 1).and_then(|k| r.clock_ms.get(k)) {
+                    line["clock_ms"] = json!(c);
+                }
+                if let Some(s) = r.search.iter().find(|s| s.ply as usize == ply) {
+                    line["search"] = serde_json::to_value(s)?;
+                }
+            }
             writeln!(out, "{line}")?;
         } else {
-            writeln!(out, "\nply {ply}: player {mover} plays {mv}   {setup}")?;
+            let who = match record {
+                Some(r) => format!("player {mover} ({})", r.players[mover.index()]),
+                None => format!("player {mover}"),
+            };
+            writeln!(out, "\nply {ply}: {who} plays {mv}   {setup}")?;
+            if let Some(notes) = record.and_then(|r| move_notes(r, ply)) {
+                writeln!(out, "  {notes}")?;
+            }
             write!(out, "{}", render(&setup, Some((mover, mv))))?;
         }
     }
@@ -150,6 +284,26 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs) -> Result<()> {
                 scores[0],
                 scores[1],
                 outcome.margin()
+            )?;
+        }
+    } else if let Some(r) = record {
+        // A forfeit or a flag ended it before the rules did.
+        let winner = r.winner.map(usize::from);
+        if args.json {
+            writeln!(
+                out,
+                "{}",
+                json!({"final_scores": r.scores, "winner": winner, "end": r.end, "error": r.error})
+            )?;
+        } else {
+            writeln!(
+                out,
+                "\ngame over ({}): {} - {}, seat {} wins: {}",
+                r.end,
+                r.scores[0],
+                r.scores[1],
+                winner.map_or("-".into(), |w| w.to_string()),
+                r.error.as_deref().unwrap_or("")
             )?;
         }
     }

@@ -161,7 +161,8 @@ enum Command {
     /// Train a neural agent by self-play, AlphaZero-style (needs the `neural` feature).
     #[cfg(feature = "neural")]
     Train(train_cmd::TrainArgs),
-    /// Play a list of moves and print the board after each.
+    /// Play a list of moves and print the board after each; or replay game N of a results
+    /// folder (--from DIR --id N) with each move's time, clock and search.
     Replay(game_cmds::ReplayArgs),
     /// Count move sequences to a depth (a move-generator check).
     Perft(game_cmds::PerftArgs),

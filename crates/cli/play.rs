@@ -8,7 +8,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use mancala_agents::{derive_seed, Agent, SearchInfo};
+use mancala_agents::{derive_seed, Agent, SearchInfo, SearchKind};
 use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, EndReason, Game, Move, Outcome, Player};
 use mancala_engine::protocol::{read_line, skip_rest_of_line, InputLine};
@@ -478,7 +478,7 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
         agent.new_game(seed);
         match agent.choose(self.game, &self.state) {
             Ok(mv) => {
-                let details = describe_info(&self.spec.to_string(), &agent.info());
+                let details = describe_info(&agent.info());
                 writeln!(self.out, "hint: {} suggests {mv}{details}", self.spec)?;
             }
             Err(e) => writeln!(self.out, "no hint: {} failed: {e}", self.spec)?,
@@ -536,25 +536,30 @@ impl<'a, G: Game, W: Write> Session<'a, G, W> {
 }
 
 /// The search details of a hint, for the person who asked.
-fn describe_info(spec: &str, info: &SearchInfo) -> String {
+fn describe_info(info: &SearchInfo) -> String {
     let mut parts = Vec::new();
-    if let Some(v) = info.value {
-        if spec.starts_with("mcts") {
+    match (info.kind, info.value) {
+        (SearchKind::Mcts, Some(v)) => {
             parts.push(format!("expected score for you {:.0}%", 100.0 * v));
-        } else {
-            parts.push(format!("value {v:+.1} seeds for you"));
         }
+        (SearchKind::Exact, Some(v)) => parts.push(format!("exact value {v:+} seeds for you")),
+        (_, Some(v)) => parts.push(format!("value {v:+.1} seeds for you")),
+        (_, None) => {}
     }
     if info.depth > 0 {
         parts.push(format!("depth {}", info.depth));
     }
     if info.nodes > 0 {
-        let what = if spec.starts_with("mcts") {
+        let what = if info.kind == SearchKind::Mcts {
             "simulations"
         } else {
             "nodes"
         };
         parts.push(format!("{} {what}", info.nodes));
+    }
+    if info.pv.moves().len() > 1 {
+        let line: Vec<String> = info.pv.moves().iter().map(Move::to_string).collect();
+        parts.push(format!("line {}", line.join(" ")));
     }
     if parts.is_empty() {
         String::new()

@@ -218,7 +218,7 @@ def main():
             if found:
                 pit, depth, value = found
                 spent = int((time.monotonic() - started) * 1000)
-                say(f"info depth {depth} score {value} time {spent}")
+                say(f"info depth {depth} score {value} time {spent} pv {pit + 1}")
             else:
                 pit, gain = choose(game, pos, rng)
                 say(f"info depth 1 nodes {len(game.legal(pos))} score {gain}")

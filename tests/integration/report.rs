@@ -177,6 +177,38 @@ fn tournament_report_is_valid_self_contained_and_holds_the_results() {
     for id in ["ladder", "crosstable", "first-seat", "margins"] {
         assert_eq!(select(&page, &format!("#fig-{id} svg")).len(), 1, "{id}");
     }
+    // The moves: one row per agent, every timed move counted once, and
+    // only the searcher with a depth (2 at most).
+    let rows: Vec<Vec<String>> = select(&page, "#moves tbody tr")
+        .iter()
+        .map(|tr| {
+            tr.text()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let timed: u64 = fs::read_to_string(dir.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["move_us"].as_array().unwrap().len() as u64
+        })
+        .sum();
+    let counted: u64 = rows.iter().map(|r| r[1].parse::<u64>().unwrap()).sum();
+    assert_eq!(counted, timed);
+    for row in &rows {
+        let depth = &row[4];
+        if row[0] == "mm2" {
+            let d: f64 = depth.parse().unwrap();
+            assert!(d > 1.0 && d <= 2.0, "{row:?}");
+        } else {
+            assert_eq!(depth, "-", "{row:?}");
+        }
+    }
     assert!(seen.contains("No game was forfeited"));
     assert!(seen.contains("mancala tournament tiny.toml"));
     assert!(seen.contains("games_per_pair = 6"));

@@ -72,18 +72,17 @@ fn run_shards_concurrently(config: &Path, root: &Path, n: u64) -> Vec<PathBuf> {
     dirs
 }
 
-/// games.jsonl without durations, one value per line.
+/// games.jsonl without its timings, one value per line.
 fn games(dir: &Path) -> Vec<Value> {
     fs::read_to_string(dir.join("games.jsonl"))
         .unwrap()
         .lines()
         .map(|line| {
             let mut v: Value = serde_json::from_str(line).unwrap();
-            assert!(v
-                .as_object_mut()
-                .unwrap()
-                .remove("duration_ms")
-                .is_some_and(|d| d.is_number()));
+            let o = v.as_object_mut().unwrap();
+            assert!(o.remove("duration_ms").is_some_and(|d| d.is_number()));
+            o.remove("move_us");
+            o.remove("clock_ms");
             v
         })
         .collect()
@@ -296,6 +295,22 @@ fn forfeited_on_time(game: &Value) -> Value {
     forfeit["error"] =
         format!("seat {mover}: timeout: move 4 took 12 ms, the limit is 10 ms").into();
     forfeit["duration_ms"] = 20.5.into();
+    // The move-by-move records end where the moves do.
+    let opening = game["opening_moves"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .count();
+    let times = game["move_us"].as_array().unwrap();
+    forfeit["move_us"] = times[..3 - opening].to_vec().into();
+    let notes: Vec<Value> = game["search"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter(|n| n["ply"].as_u64().unwrap() <= 3)
+        .cloned()
+        .collect();
+    forfeit["search"] = notes.into();
     forfeit
 }
 

@@ -151,13 +151,29 @@ fn read_jsonl(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// games.jsonl without the duration_ms fields.
+/// games.jsonl without its timings (duration_ms, move_us, clock_ms: the
+/// fields that vary between identical runs).
 fn jsonl_without_durations(dir: &Path) -> Vec<Value> {
     read_jsonl(dir)
         .into_iter()
         .map(|mut v| {
-            let removed = v.as_object_mut().unwrap().remove("duration_ms");
+            let o = v.as_object_mut().unwrap();
+            let removed = o.remove("duration_ms");
             assert!(removed.is_some_and(|d| d.is_number()), "{v}");
+            let plies = o["plies"].as_u64().unwrap();
+            let opening = o["opening_moves"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .count();
+            let times = o.remove("move_us");
+            let timed = times.as_ref().and_then(Value::as_array).map_or(0, Vec::len);
+            assert_eq!(
+                timed as u64,
+                plies - opening as u64,
+                "every move timed: {v}"
+            );
+            o.remove("clock_ms");
             v
         })
         .collect()
@@ -719,4 +735,88 @@ fn match_json_adds_up_and_ignores_threads() {
     assert_eq!(v["a"], "random");
     assert_eq!(v["b"], "greedy");
     assert_eq!(run("2"), one);
+}
+
+#[test]
+fn replay_from_a_results_folder_shows_what_each_move_searched() {
+    let tmp = TempDir::new().unwrap();
+    let config = write_config(tmp.path(), "tiny.toml", TINY);
+    let out = tmp.path().join("out");
+    let run = tournament(&config, &out, &["--threads", "2"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let records = read_jsonl(&out);
+    let game = records
+        .iter()
+        .find(|r| r["players"].as_array().unwrap().iter().any(|p| p == "mm2"))
+        .unwrap();
+    let id = game["id"].as_u64().unwrap().to_string();
+    let dir = out.to_str().unwrap();
+
+    // JSON: one line per move with its record's time and search, then the end.
+    let json = crate::util::ok(&["replay", "--from", dir, "--id", &id, "--json"]);
+    let lines: Vec<Value> = text(&json.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let plies = game["plies"].as_u64().unwrap() as usize;
+    assert_eq!(lines.len(), plies + 1);
+    let notes = game["search"].as_array().unwrap();
+    assert!(!notes.is_empty(), "{game}");
+    let opening = game["opening_moves"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .count();
+    for (k, line) in lines[..plies].iter().enumerate() {
+        let ply = k + 1;
+        assert_eq!(line["ply"], ply);
+        assert_eq!(line["move_us"].is_u64(), ply > opening, "{line}");
+        let note = notes.iter().find(|n| n["ply"] == ply);
+        assert_eq!(line.get("search"), note, "{line}");
+        if note.is_some() {
+            assert_eq!(line["player"], "mm2", "{line}");
+        }
+    }
+    assert_eq!(lines[plies]["final_scores"], game["scores"]);
+
+    // Text: the players, and the notes under the moves mm2 searched.
+    let shown = text(&crate::util::ok(&["replay", "--from", dir, "--id", &id]).stdout);
+    assert!(
+        shown.starts_with(&format!("game {id} of kalah: ")),
+        "{shown}"
+    );
+    let note = &notes[0];
+    let depth = format!("depth {}", note["depth"]);
+    let nodes = format!("{} nodes", note["nodes"]);
+    assert!(shown.contains("(mm2) plays"), "{shown}");
+    assert!(shown.contains(&depth) && shown.contains(&nodes), "{shown}");
+    assert!(
+        shown.contains(&format!("line {}", note["pv"].as_str().unwrap())),
+        "{shown}"
+    );
+
+    // A game that is not there, and a folder without a log.
+    let missing = crate::util::refused(&crate::util::mancala(&[
+        "replay", "--from", dir, "--id", "999",
+    ]));
+    assert!(
+        missing.contains(&format!(
+            "has no game 999 (its ids run from 0 to {})",
+            TINY_GAMES - 1
+        )),
+        "{missing}"
+    );
+    let empty = tmp.path().to_str().unwrap();
+    let missing = crate::util::refused(&crate::util::mancala(&[
+        "replay", "--from", empty, "--id", "1",
+    ]));
+    assert!(
+        missing.contains("cannot read") && missing.contains("games.jsonl"),
+        "{missing}"
+    );
+    // --from wants --id, and no moves beside it.
+    crate::util::refused(&crate::util::mancala(&["replay", "--from", dir]));
+    crate::util::refused(&crate::util::mancala(&[
+        "replay", "--from", dir, "--id", "1", "--moves", "3",
+    ]));
 }

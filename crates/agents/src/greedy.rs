@@ -123,6 +123,8 @@ impl<G: Game> Agent<G> for Greedy {
             depth: 1,
             value: Some(f64::from(best_gain)),
             elapsed: t0.elapsed(),
+            // The turn's gain is no search's estimate: records keep nothing.
+            ..SearchInfo::default()
         };
         Ok(mv)
     }

@@ -114,16 +114,101 @@ impl<'a> StopCondition<'a> {
     }
 }
 
-/// What the last search found and cost, for reports and benchmarks.
+/// What kind of search an agent ran: it decides what [`SearchInfo`]'s
+/// numbers mean.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchKind {
+    /// No search to speak of (`random`, `greedy`): nothing is reported.
+    #[default]
+    None,
+    /// Alpha-beta: `nodes` are positions, `depth` the last completed
+    /// iteration, `value` the expected margin in seeds.
+    AlphaBeta,
+    /// Monte Carlo tree search: `nodes` are simulations, `depth` the
+    /// deepest tree path, `value` the expected score in `0..=1`, `share`
+    /// the chosen move's share of the root's visits.
+    Mcts,
+    /// A solver: `value` is the exact margin in seeds.
+    Exact,
+    /// An external engine's last `info` line: its own depth, nodes and
+    /// score (in seeds, as the protocol asks).
+    Engine,
+}
+
+/// How many moves of a principal variation [`SearchInfo`] keeps: enough to
+/// read the plan, little enough to copy with every move.
+pub const PV_MOVES: usize = 8;
+
+/// The first moves of a principal variation, kept inline (no allocation:
+/// an agent's info is copied after every move of every game).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pv {
+    moves: [Move; PV_MOVES],
+    len: u8,
+}
+
+impl Default for Pv {
+    fn default() -> Pv {
+        Pv {
+            moves: [Move::Swap; PV_MOVES],
+            len: 0,
+        }
+    }
+}
+
+impl Pv {
+    /// The first [`PV_MOVES`] of `moves`.
+    pub fn of(moves: impl IntoIterator<Item = Move>) -> Pv {
+        let mut pv = Pv::default();
+        for mv in moves {
+            if !pv.push(mv) {
+                break;
+            }
+        }
+        pv
+    }
+
+    /// Appends `mv`; `false` (and nothing kept) when the line is full.
+    pub fn push(&mut self, mv: Move) -> bool {
+        let len = usize::from(self.len);
+        if len == PV_MOVES {
+            return false;
+        }
+        self.moves[len] = mv;
+        self.len += 1;
+        true
+    }
+
+    /// The moves, first first.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves[..usize::from(self.len)]
+    }
+
+    /// Whether the line is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What the last search found and cost, for reports, records and
+/// benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SearchInfo {
-    /// Positions visited (minimax) or simulations run (MCTS).
+    /// What the numbers below mean.
+    pub kind: SearchKind,
+    /// Positions visited (alpha-beta, engines) or simulations run (MCTS).
     pub nodes: u64,
-    /// Depth completed (minimax), or the deepest tree path (MCTS).
+    /// Depth completed (alpha-beta, engines), or the deepest tree path (MCTS).
     pub depth: u32,
-    /// The chosen move's value: expected margin for the mover (minimax) or
-    /// expected score in `0..=1` for the mover (MCTS); `None` when not searched.
+    /// The chosen move's value for the mover: the expected margin in seeds
+    /// (alpha-beta, engines; exact for a solver) or the expected score in
+    /// `0..=1` (MCTS); `None` when not searched.
     pub value: Option<f64>,
+    /// The chosen move's share of the root's visits (MCTS).
+    pub share: Option<f64>,
+    /// The first moves of the line the search expects, the chosen move
+    /// first (empty when the agent does not say).
+    pub pv: Pv,
     /// Time spent.
     pub elapsed: Duration,
 }

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mancala_core::{random_playout, Game, Move, Player};
 use rand::rngs::SmallRng;
@@ -22,7 +22,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::greedy::turn_gain;
-use crate::{Agent, AgentError, Budget, Clock, SearchInfo, StopCondition};
+use crate::{Agent, AgentError, Budget, Clock, Pv, SearchInfo, SearchKind, StopCondition};
 
 /// Search tunables.
 mod params {
@@ -709,12 +709,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
             return Err(AgentError::Stopped);
         }
         let best = self.best_child();
-        self.info = SearchInfo {
-            nodes: step.sims,
-            depth: step.deepest,
-            value: Some(f64::from(self.nodes[best as usize].mean())),
-            elapsed: step.started.elapsed(),
-        };
+        self.info = self.search_info(best, step.sims, step.deepest, step.started.elapsed());
         Ok(self.nodes[best as usize].mv)
     }
 
@@ -762,13 +757,39 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
             }
         }
         let best = self.best_child();
-        self.info = SearchInfo {
+        self.info = self.search_info(best, sims, deepest, t0.elapsed());
+        Ok(())
+    }
+
+    /// What a search of `sims` simulations that chose the root's child
+    /// `best` reports: the child's mean and share of the root's visits,
+    /// and the most visited path from it.
+    fn search_info(&self, best: u32, sims: u64, deepest: u32, elapsed: Duration) -> SearchInfo {
+        let chosen = &self.nodes[best as usize];
+        let root_visits = self.nodes[self.root as usize].visits;
+        let mut pv = Pv::default();
+        let mut at = best;
+        while self.nodes[at as usize].visits > 0 && pv.push(self.nodes[at as usize].mv) {
+            let n = &self.nodes[at as usize];
+            if !n.expanded || n.num_children == 0 {
+                break;
+            }
+            at = (n.first_child..n.first_child + u32::from(n.num_children))
+                .max_by(|&a, &b| {
+                    let (x, y) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+                    x.visits.cmp(&y.visits).then(b.cmp(&a))
+                })
+                .expect("an expanded node has children");
+        }
+        SearchInfo {
+            kind: SearchKind::Mcts,
             nodes: sims,
             depth: deepest,
-            value: Some(f64::from(self.nodes[best as usize].mean())),
-            elapsed: t0.elapsed(),
-        };
-        Ok(())
+            value: Some(f64::from(chosen.mean())),
+            share: (root_visits > 0).then(|| f64::from(chosen.visits) / f64::from(root_visits)),
+            pv,
+            elapsed,
+        }
     }
 
     /// The most visited root child (ties: the better mean).

@@ -42,7 +42,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::eval::SCALE;
 use crate::tt::{Bound, Table, NO_MOVE};
-use crate::{Agent, AgentError, Budget, Eval, SearchInfo, StopCondition};
+use crate::{Agent, AgentError, Budget, Eval, Pv, SearchInfo, SearchKind, StopCondition};
 
 /// Search tunables, gathered here rather than spread through the code.
 mod params {
@@ -386,6 +386,37 @@ impl<G: Game> Minimax<G> {
         candidates[self.rng.random_range(0..candidates.len())]
     }
 
+    /// The line the table expects after `first` is played from `state`:
+    /// each position's stored best move, followed while it is legal, for
+    /// at most [`PV_MOVES`](crate::PV_MOVES) moves. The keys are those of the search, the
+    /// width of the turn included, so a free move is looked up as the
+    /// search stored it.
+    fn principal_variation(&self, game: &G, state: &G::State, first: Move) -> Pv {
+        let mut pv = Pv::default();
+        let (mut state, mut width, mut mv) = (state.clone(), 1, first);
+        while let Some(mover) = game.to_move(&state) {
+            let legal = game.legal_moves(&state);
+            let wider = width * legal.len() as u32;
+            if !legal.contains(mv) || !pv.push(mv) {
+                break;
+            }
+            game.play_unchecked(&mut state, mv);
+            width = if game.to_move(&state) == Some(mover) && wider <= TURN_WIDTH {
+                wider
+            } else {
+                1
+            };
+            let Some(entry) = self.tt.probe(table_key(game, &state, width)) else {
+                break;
+            };
+            if entry.best == NO_MOVE {
+                break;
+            }
+            mv = Move::from_action_index(usize::from(entry.best), game.pits());
+        }
+        pv
+    }
+
     /// The fixed-depth alpha-beta value of `state` for player 0, in quarter
     /// seeds, with every enhancement on (the table is kept between calls).
     /// `state` begins a turn: the free moves of the turn are all left.
@@ -479,9 +510,12 @@ impl<G: Game> Agent<G> for Minimax<G> {
             }
         });
         self.info = SearchInfo {
+            kind: SearchKind::AlphaBeta,
             nodes: self.nodes,
             depth: completed,
             value: value_for_mover,
+            share: None,
+            pv: self.principal_variation(game, state, chosen.0),
             elapsed: t0.elapsed(),
         };
         Ok(chosen.0)

@@ -8,6 +8,7 @@ pub mod config;
 pub mod identity;
 pub mod log;
 pub mod merge;
+pub mod moves;
 pub mod record;
 pub mod report;
 pub mod runner;
@@ -20,7 +21,8 @@ use thiserror::Error;
 
 pub use config::{ConfigError, TournamentConfig};
 pub use log::{EncodedRecord, FolderLock, GameLog, LogError, OutputDir};
-pub use record::GameRecord;
+pub use moves::{movers, MoveStats, MoveTable};
+pub use record::{timeless_json, GameRecord, MoveSearch, TIMING_FIELDS};
 pub use report::{pentanomial_table, summarize, write_summary, Summary};
 pub use runner::{Arena, Players, RunOptions, DEFAULT_TIME_MARGIN};
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};

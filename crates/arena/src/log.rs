@@ -634,6 +634,9 @@ mod tests {
             duration_ms: 1.0,
             end: "normal".into(),
             error: None,
+            move_us: Vec::new(),
+            clock_ms: Vec::new(),
+            search: Vec::new(),
         }
     }
 

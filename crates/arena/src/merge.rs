@@ -22,7 +22,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::log::{first_difference, lock_holder, read_folder, read_json, LogError};
-use crate::record::GameRecord;
+use crate::record::{timeless_json, GameRecord};
 use crate::schedule::{ScheduledGame, Shard};
 
 /// The key of `tournament.json` that marks a shard's folder.
@@ -616,17 +616,10 @@ impl ShardSet {
     }
 }
 
-/// What differs between two records of one game, their durations aside
-/// (the one column that varies between identical runs).
+/// What differs between two records of one game, their timings aside
+/// (the fields that vary between identical runs).
 fn difference(a: &GameRecord, b: &GameRecord) -> Option<String> {
-    let timeless = |r: &GameRecord| {
-        let mut v = serde_json::to_value(r).expect("records serialise");
-        if let Some(o) = v.as_object_mut() {
-            o.remove("duration_ms");
-        }
-        v
-    };
-    let (a, b) = (timeless(a), timeless(b));
+    let (a, b) = (timeless_json(a), timeless_json(b));
     (a != b).then(|| first_difference(&a, &b))
 }
 
@@ -671,6 +664,9 @@ mod tests {
             duration_ms: 1.5 * id as f64,
             end: "normal".into(),
             error: None,
+            move_us: Vec::new(),
+            clock_ms: Vec::new(),
+            search: Vec::new(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! What is kept of each finished game: one row of `games.csv`, one line of
 //! `games.jsonl`.
 
+use mancala_agents::{SearchInfo, SearchKind};
+use mancala_core::Move;
 use serde::{Deserialize, Serialize};
 
 /// A finished game.
@@ -46,6 +48,104 @@ pub struct GameRecord {
     /// What went wrong when an agent failed (panic, error, timeout,
     /// illegal move); the failing seat lost the game.
     pub error: Option<String>,
+    /// The microseconds each move after the opening took, in the order of
+    /// `moves` (the first is the opening's next move). Like `duration_ms`,
+    /// it varies between identical runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_us: Vec<u64>,
+    /// With a time control, the mover's clock after each move of
+    /// `move_us`, increment included, in milliseconds (empty without one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_ms: Vec<u64>,
+    /// What the agents said of their searches, for the moves where they
+    /// said anything (`random` and `greedy` never do), in ply order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search: Vec<MoveSearch>,
+}
+
+/// The fields of a [`GameRecord`] that measure time and so differ between
+/// identical runs; everything else is decided by the seeds (with no clock
+/// and no time budgets).
+pub const TIMING_FIELDS: [&str; 3] = ["duration_ms", "move_us", "clock_ms"];
+
+/// What an agent said of the search behind one move. Which fields are
+/// present depends on the agent: alpha-beta gives `depth`, `nodes` and a
+/// `score`; MCTS (and the neural agent) `sims`, `depth` (its deepest
+/// path), `win` and `share`; `perfect` an exact `score`; an engine what its
+/// last `info` lines said.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MoveSearch {
+    /// The move's number in `moves`, from 1.
+    pub ply: u32,
+    /// Depth completed (alpha-beta, engines) or the deepest path (MCTS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Positions searched (alpha-beta, engines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Simulations run (MCTS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sims: Option<u64>,
+    /// The expected final margin for the mover, in seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Whether `score` is proven (a solver's value), not estimated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
+    /// The expected score for the mover in `0..=1` (MCTS: the chosen
+    /// move's mean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win: Option<f64>,
+    /// The chosen move's share of the root's visits (MCTS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+    /// The first moves of the line the agent expected, its move first.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pv: String,
+}
+
+impl MoveSearch {
+    /// What `info` says of the search behind move `ply`; `None` when the
+    /// agent said nothing, or searched nothing (a forced move).
+    pub fn from_info(ply: u32, info: &SearchInfo) -> Option<MoveSearch> {
+        if info.nodes == 0 && info.value.is_none() {
+            return None;
+        }
+        let some = |n: u64| (n > 0).then_some(n);
+        let pv = info
+            .pv
+            .moves()
+            .iter()
+            .map(Move::to_string)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let base = MoveSearch {
+            ply,
+            pv,
+            ..MoveSearch::default()
+        };
+        Some(match info.kind {
+            SearchKind::None => return None,
+            SearchKind::AlphaBeta | SearchKind::Engine => MoveSearch {
+                depth: (info.depth > 0).then_some(info.depth),
+                nodes: some(info.nodes),
+                score: info.value,
+                ..base
+            },
+            SearchKind::Mcts => MoveSearch {
+                depth: (info.depth > 0).then_some(info.depth),
+                sims: some(info.nodes),
+                win: info.value,
+                share: info.share,
+                ..base
+            },
+            SearchKind::Exact => MoveSearch {
+                score: info.value,
+                exact: info.value.is_some(),
+                ..base
+            },
+        })
+    }
 }
 
 impl GameRecord {
@@ -70,4 +170,16 @@ impl GameRecord {
         }
         self.winner.map(|w| 1 - usize::from(w))
     }
+}
+
+/// `record` as JSON without its [`TIMING_FIELDS`]: what two runs of the
+/// same games must agree on.
+pub fn timeless_json(record: &GameRecord) -> serde_json::Value {
+    let mut v = serde_json::to_value(record).expect("records serialise");
+    if let Some(o) = v.as_object_mut() {
+        for field in TIMING_FIELDS {
+            o.remove(field);
+        }
+    }
+    v
 }

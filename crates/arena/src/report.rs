@@ -516,6 +516,9 @@ mod tests {
                     duration_ms: 1.0,
                     end: "no_moves".into(),
                     error: None,
+                    move_us: Vec::new(),
+                    clock_ms: Vec::new(),
+                    search: Vec::new(),
                 }
             })
             .collect()

@@ -10,7 +10,7 @@ use crate::seat::{Choice, Seat, HANG_GRACE};
 use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
-use crate::record::GameRecord;
+use crate::record::{GameRecord, MoveSearch};
 use crate::schedule::ScheduledGame;
 use crate::ArenaError;
 
@@ -55,9 +55,20 @@ impl RunOptions {
     }
 }
 
+/// The moves of a game so far, and what was measured of each.
+#[derive(Default)]
+struct Trace {
+    moves: Vec<Move>,
+    /// Per move after the opening: microseconds, and the mover's clock after
+    /// it (with a time control).
+    move_us: Vec<u64>,
+    clock_ms: Vec<u64>,
+    search: Vec<MoveSearch>,
+}
+
 /// How one game ended, before it becomes a record.
 struct Played {
-    moves: Vec<Move>,
+    trace: Trace,
     scores: [u8; 2],
     winner: Option<u8>,
     end: String,
@@ -85,22 +96,26 @@ fn play_one<G: Game>(
         seat.new_game(derive_seed(seed, index as u64));
     }
     let mut state = game.start();
-    let mut moves = Vec::with_capacity(128);
+    let mut trace = Trace {
+        moves: Vec::with_capacity(128),
+        move_us: Vec::with_capacity(128),
+        clock_ms: Vec::with_capacity(if clocks.is_some() { 128 } else { 0 }),
+        search: Vec::new(),
+    };
     for &mv in opening {
         game.try_play(&mut state, mv)
             .map_err(|e| ArenaError::Opening(e.to_string()))?;
-        moves.push(mv);
+        trace.moves.push(mv);
         seats.iter_mut().for_each(|s| s.observe(mv));
     }
-    let forfeit =
-        |seat: usize, moves: Vec<Move>, state: &G::State, why: String, lost: bool| Played {
-            moves,
-            scores: game.scores(state).0,
-            winner: Some(1 - seat as u8),
-            end: "forfeit".into(),
-            error: Some(format!("seat {seat}: {why}")),
-            agent_lost: lost.then_some(seat),
-        };
+    let forfeit = |seat: usize, trace: Trace, state: &G::State, why: String, lost: bool| Played {
+        trace,
+        scores: game.scores(state).0,
+        winner: Some(1 - seat as u8),
+        end: "forfeit".into(),
+        error: Some(format!("seat {seat}: {why}")),
+        agent_lost: lost.then_some(seat),
+    };
     while let Some(mover) = game.to_move(&state) {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
@@ -124,8 +139,9 @@ fn play_one<G: Game>(
             cancel: Some(stop),
             clock: clocks.as_ref().map(|c| c.view(mover)),
         };
-        let choice = seats[seat].choose(game, &state, until);
+        let (choice, info) = seats[seat].choose(game, &state, until);
         let took = t0.elapsed();
+        let ply = trace.moves.len() + 1;
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
@@ -135,9 +151,8 @@ fn play_one<G: Game>(
         if clock_decides && late_move {
             let clocks = clocks.as_ref().expect("the clock decides");
             let why = format!(
-                "seat {seat}: out of time: move {} took {} ms with {} ms on the clock \
+                "seat {seat}: out of time: move {ply} took {} ms with {} ms on the clock \
                  (margin {} ms)",
-                moves.len() + 1,
                 took.as_millis(),
                 clocks.remaining()[seat].as_millis(),
                 options.time_margin.as_millis()
@@ -148,13 +163,12 @@ fn play_one<G: Game>(
                 end: "time".into(),
                 error: Some(why),
                 agent_lost: matches!(choice, Choice::Hung).then_some(seat),
-                moves,
+                trace,
             }));
         }
         let late = |limit: Duration| {
             format!(
-                "timeout: move {} took {} ms, the limit is {} ms",
-                moves.len() + 1,
+                "timeout: move {ply} took {} ms, the limit is {} ms",
                 took.as_millis(),
                 limit.as_millis()
             )
@@ -163,29 +177,28 @@ fn play_one<G: Game>(
             Choice::Hung => {
                 let limit = move_timeout.expect("only a move with a deadline is given up");
                 let why = format!(
-                    "timeout: move {} had not returned {} ms after the {} ms limit; \
+                    "timeout: move {ply} had not returned {} ms after the {} ms limit; \
                      the agent was abandoned",
-                    moves.len() + 1,
                     HANG_GRACE.as_millis(),
                     limit.as_millis()
                 );
-                return Ok(Some(forfeit(seat, moves, &state, why, true)));
+                return Ok(Some(forfeit(seat, trace, &state, why, true)));
             }
             Choice::Panicked(why) => {
                 let why = format!("agent panicked: {why}");
-                return Ok(Some(forfeit(seat, moves, &state, why, true)));
+                return Ok(Some(forfeit(seat, trace, &state, why, true)));
             }
             _ if move_timeout.is_some_and(|limit| took > limit) => {
                 let why = late(move_timeout.expect("checked"));
-                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+                return Ok(Some(forfeit(seat, trace, &state, why, false)));
             }
             Choice::Answer(Err(AgentError::Stopped)) if move_timeout.is_some() => {
                 let why = late(move_timeout.expect("checked"));
-                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+                return Ok(Some(forfeit(seat, trace, &state, why, false)));
             }
             Choice::Answer(Err(e)) => {
                 let why = format!("agent error: {e}");
-                return Ok(Some(forfeit(seat, moves, &state, why, false)));
+                return Ok(Some(forfeit(seat, trace, &state, why, false)));
             }
             Choice::Answer(Ok(mv)) => mv,
         };
@@ -196,21 +209,30 @@ fn play_one<G: Game>(
                 return Ok(Some(Played {
                     end: "time".into(),
                     error: Some(why),
-                    ..forfeit(seat, moves, &state, String::new(), false)
+                    ..forfeit(seat, trace, &state, String::new(), false)
                 }));
             }
         }
         if let Err(e) = game.try_play(&mut state, mv) {
-            return Ok(Some(forfeit(seat, moves, &state, e.to_string(), false)));
+            return Ok(Some(forfeit(seat, trace, &state, e.to_string(), false)));
         }
-        moves.push(mv);
+        trace.moves.push(mv);
+        trace.move_us.push(took.as_micros() as u64);
+        if let Some(clocks) = clocks.as_ref() {
+            trace
+                .clock_ms
+                .push(clocks.remaining()[seat].as_millis() as u64);
+        }
+        if let Some(search) = MoveSearch::from_info(ply as u32, &info) {
+            trace.search.push(search);
+        }
         seats.iter_mut().for_each(|s| s.observe(mv));
     }
     let outcome = game
         .outcome(&state)
         .expect("a game with no player to move is over");
     Ok(Some(Played {
-        moves,
+        trace,
         scores: outcome.scores.0,
         winner: outcome.winner().map(|p: Player| p.index() as u8),
         end: outcome.reason.to_string(),
@@ -334,6 +356,34 @@ impl<G: Game> Arena<'_, G> {
             r.plies.to_string(),
             moves.len().to_string(),
         )?;
+        let played = moves.len() - opening.len();
+        expect(
+            "the count of move times",
+            r.move_us.len().to_string(),
+            played.to_string(),
+        )?;
+        let clocked = if self.options.time_control.is_some() {
+            played
+        } else {
+            0
+        };
+        expect(
+            "the count of clock readings",
+            r.clock_ms.len().to_string(),
+            clocked.to_string(),
+        )?;
+        let mut last = opening.len() as u32;
+        for s in &r.search {
+            if s.ply <= last || s.ply as usize > moves.len() {
+                return Err(format!(
+                    "its search notes are not for its moves in order (ply {} after {last}, \
+                     of {})",
+                    s.ply,
+                    moves.len()
+                ));
+            }
+            last = s.ply;
+        }
         let (scores, winner, end) = match game.outcome(&state) {
             Some(outcome) => (
                 outcome.scores.0,
@@ -477,14 +527,17 @@ fn run_games<G: Game>(
                 seats: g.seats,
                 seed,
                 opening_moves: human_moves(&openings[g.opening as usize]),
-                plies: played.moves.len() as u32,
-                moves: human_moves(&played.moves),
+                plies: played.trace.moves.len() as u32,
+                moves: human_moves(&played.trace.moves),
                 scores: played.scores,
                 winner: played.winner,
                 margin: i32::from(played.scores[0]) - i32::from(played.scores[1]),
                 duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
                 end: played.end,
                 error: played.error,
+                move_us: played.trace.move_us,
+                clock_ms: played.trace.clock_ms,
+                search: played.trace.search,
             };
             on_record(record);
         });

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mancala_agents::{Agent, AgentError, Clock, StopCondition};
+use mancala_agents::{Agent, AgentError, Clock, SearchInfo, StopCondition};
 use mancala_core::{Game, Move};
 
 /// How long after a move's deadline a watched agent may still return
@@ -69,21 +69,34 @@ impl<G: Game> Seat<G> {
         }
     }
 
+    /// Asks for a move: what came back, and what the agent said of its
+    /// search (nothing when it did not answer).
     pub(crate) fn choose(
         &mut self,
         game: &G,
         state: &G::State,
         until: StopCondition<'_>,
-    ) -> Choice {
+    ) -> (Choice, SearchInfo) {
         match self {
-            Seat::Direct(agent) => {
-                match catch_unwind(AssertUnwindSafe(|| agent.choose_until(game, state, until))) {
-                    Ok(answer) => Choice::Answer(answer),
-                    Err(panic) => Choice::Panicked(panic_message(panic.as_ref())),
-                }
-            }
+            Seat::Direct(agent) => answer_of(agent.as_mut(), game, state, until),
             Seat::Watched(w) => w.choose(state, until),
         }
+    }
+}
+
+/// Asks `agent` for a move, a panic caught.
+fn answer_of<G: Game>(
+    agent: &mut dyn Agent<G>,
+    game: &G,
+    state: &G::State,
+    until: StopCondition<'_>,
+) -> (Choice, SearchInfo) {
+    match catch_unwind(AssertUnwindSafe(|| agent.choose_until(game, state, until))) {
+        Ok(answer) => (Choice::Answer(answer), agent.info()),
+        Err(panic) => (
+            Choice::Panicked(panic_message(panic.as_ref())),
+            SearchInfo::default(),
+        ),
     }
 }
 
@@ -108,7 +121,7 @@ enum Request<G: Game> {
 /// An agent on a thread of its own.
 pub(crate) struct Watched<G: Game> {
     requests: Sender<Request<G>>,
-    answers: Receiver<Choice>,
+    answers: Receiver<(Choice, SearchInfo)>,
     /// Raised when the run stops, for the agent's search to see.
     cancel: Arc<AtomicBool>,
     /// Whether the thread is known to be gone or stuck.
@@ -138,13 +151,8 @@ impl<G: Game> Watched<G> {
                                 cancel: Some(&flag),
                                 clock,
                             };
-                            let choice = match catch_unwind(AssertUnwindSafe(|| {
-                                agent.choose_until(&game, &state, until)
-                            })) {
-                                Ok(answer) => Choice::Answer(answer),
-                                Err(panic) => Choice::Panicked(panic_message(panic.as_ref())),
-                            };
-                            if outbox.send(choice).is_err() {
+                            let answer = answer_of(agent.as_mut(), &game, &state, until);
+                            if outbox.send(answer).is_err() {
                                 return;
                             }
                         }
@@ -165,16 +173,20 @@ impl<G: Game> Watched<G> {
         }
     }
 
-    fn choose(&mut self, state: &G::State, until: StopCondition<'_>) -> Choice {
+    fn choose(&mut self, state: &G::State, until: StopCondition<'_>) -> (Choice, SearchInfo) {
         self.send(Request::Choose {
             state: state.clone(),
             deadline: until.deadline,
             clock: until.clock,
         });
+        let failed = |why: &str| {
+            (
+                Choice::Answer(Err(AgentError::Failed(why.into()))),
+                SearchInfo::default(),
+            )
+        };
         if self.lost {
-            return Choice::Answer(Err(AgentError::Failed(
-                "the agent's thread could not start or has ended".into(),
-            )));
+            return failed("the agent's thread could not start or has ended");
         }
         let give_up = until.deadline.map(|d| d + HANG_GRACE);
         loop {
@@ -186,9 +198,7 @@ impl<G: Game> Watched<G> {
                 Ok(choice) => return choice,
                 Err(RecvTimeoutError::Disconnected) => {
                     self.lost = true;
-                    return Choice::Answer(Err(AgentError::Failed(
-                        "the agent's thread ended".into(),
-                    )));
+                    return failed("the agent's thread ended");
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }
@@ -197,7 +207,7 @@ impl<G: Game> Watched<G> {
             }
             if give_up.is_some_and(|t| Instant::now() >= t) {
                 self.lost = true;
-                return Choice::Hung;
+                return (Choice::Hung, SearchInfo::default());
             }
         }
     }

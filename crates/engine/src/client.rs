@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mancala_agents::{Agent, AgentError, SearchInfo, StopCondition};
+use mancala_agents::{Agent, AgentError, SearchInfo, SearchKind, StopCondition};
 use mancala_core::{Game, Move};
 
 use crate::log::EngineLog;
@@ -258,9 +258,15 @@ impl ExternalAgent {
         loop {
             match process.next_reply("bestmove", started, deadline, stop.cancel)? {
                 Reply::Info(info) => {
+                    // Each field as the last line that gave it: engines
+                    // often print the score and the line apart.
+                    self.info.kind = SearchKind::Engine;
                     self.info.depth = info.depth.unwrap_or(self.info.depth);
                     self.info.nodes = info.nodes.unwrap_or(self.info.nodes);
                     self.info.value = info.score.or(self.info.value);
+                    if !info.pv.is_empty() {
+                        self.info.pv = info.pv;
+                    }
                 }
                 Reply::BestMove(mv) => {
                     self.info.elapsed = started.elapsed();

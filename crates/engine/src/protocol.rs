@@ -9,7 +9,7 @@ use std::io::{self, BufRead};
 use std::time::Duration;
 
 use mancala_agents::clock::MAX_CLOCK;
-use mancala_agents::Clock;
+use mancala_agents::{Clock, Pv};
 use mancala_core::spec::truncate_input;
 use mancala_core::Move;
 
@@ -325,6 +325,10 @@ pub struct Info {
     pub score: Option<f64>,
     /// `time MS`.
     pub time: Option<u64>,
+    /// `pv M1 M2 ...`: the line the engine expects, its move first (the
+    /// moves up to the next key or the end; the first
+    /// [`PV_MOVES`](mancala_agents::PV_MOVES) kept).
+    pub pv: Pv,
     /// `string TEXT`: free text (everything after `string`).
     pub text: Option<String>,
 }
@@ -334,8 +338,15 @@ impl Info {
         // Engines add keys of their own; unknown keys and values that do not
         // parse are skipped, since an `info` line never decides a game.
         let mut info = Info::default();
-        let mut tokens = rest.split_whitespace();
+        let mut tokens = rest.split_whitespace().peekable();
         while let Some(key) = tokens.next() {
+            if key == "pv" {
+                while let Some(mv) = tokens.peek().and_then(|t| Move::parse_human(t).ok()) {
+                    info.pv.push(mv);
+                    tokens.next();
+                }
+                continue;
+            }
             if key == "string" {
                 let text = rest.split_once("string").map_or("", |(_, t)| t.trim());
                 info.text = Some(text.to_string());
@@ -449,6 +460,12 @@ impl fmt::Display for Reply {
                 }
                 if let Some(t) = i.time {
                     write!(f, " time {t}")?;
+                }
+                if !i.pv.is_empty() {
+                    f.write_str(" pv")?;
+                    for mv in i.pv.moves() {
+                        write!(f, " {mv}")?;
+                    }
                 }
                 if let Some(text) = &i.text {
                     write!(f, " string {text}")?;
@@ -690,6 +707,7 @@ mod tests {
                 nodes: Some(123_456),
                 score: Some(-4.0),
                 time: Some(15),
+                pv: Pv::of([Move::Pit(2), Move::Swap, Move::Pit(5)]),
                 text: None,
             }),
             Reply::BestMove(Move::Pit(0)),
@@ -700,6 +718,16 @@ mod tests {
             let text = r.to_string();
             assert_eq!(Reply::parse(&text).unwrap(), r, "{text}");
         }
+        // A line runs to the next key; more than `PV_MOVES` are cut.
+        let info = Reply::parse("info pv 1 2 3 4 5 6 1 2 3 4 depth 7").unwrap();
+        assert_eq!(
+            info,
+            Reply::Info(Info {
+                depth: Some(7),
+                pv: Pv::of([1, 2, 3, 4, 5, 6, 1, 2].map(|p| Move::Pit(p - 1))),
+                ..Info::default()
+            })
+        );
         let info = Reply::parse("info string thinking hard about depth 3").unwrap();
         assert_eq!(
             info,

@@ -5,7 +5,7 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use mancala_agents::{Agent, StopCondition};
+use mancala_agents::{Agent, SearchKind, StopCondition};
 use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, Game, GameSpec};
 
@@ -211,11 +211,15 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
                     match agent.choose_until(game, current, stop) {
                         Ok(mv) => {
                             let info = agent.info();
+                            // The protocol's score is in seeds: an MCTS
+                            // value (an expected score) is not one.
+                            let score = info.value.filter(|_| info.kind != SearchKind::Mcts);
                             self.say(&Reply::Info(Info {
                                 depth: Some(info.depth),
                                 nodes: Some(info.nodes),
-                                score: info.value,
+                                score,
                                 time: Some(started.elapsed().as_millis() as u64),
+                                pv: info.pv,
                                 text: None,
                             }))?;
                             self.say(&Reply::BestMove(mv))?;

@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mancala_agents::{Agent, AgentError, Budget, Mcts, MctsOptions, SearchInfo, StopCondition};
+use mancala_agents::{
+    Agent, AgentError, Budget, Mcts, MctsOptions, Pv, SearchInfo, SearchKind, StopCondition,
+};
 use mancala_core::spec::{bad_value, Spec};
 use mancala_core::{Game, Move};
 use tch::Device;
@@ -306,6 +308,7 @@ impl<G: Game> Agent<G> for NeuralAgent<G> {
         let v = priors_and_value(game, state, &logits, value[0], &mut priors);
         let best = preferred(&priors);
         self.info = SearchInfo {
+            kind: SearchKind::Mcts,
             nodes: 1,
             depth: 0,
             value: Some(f64::from(
@@ -315,7 +318,9 @@ impl<G: Game> Agent<G> for NeuralAgent<G> {
                     1.0 - v
                 },
             )),
+            pv: Pv::of([legal.nth(best)]),
             elapsed: t0.elapsed(),
+            ..SearchInfo::default()
         };
         Ok(legal.nth(best))
     }

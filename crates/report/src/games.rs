@@ -6,6 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use mancala_arena::{GameRecord, MoveTable};
+use mancala_core::{with_game, GameSpec};
+
 use crate::Result;
 
 use crate::bad_input;
@@ -124,4 +127,40 @@ pub fn read_games(path: &Path) -> Result<GameStats> {
     }
     stats.forfeits.sort_by_key(|f| f.id);
     Ok(stats)
+}
+
+/// The per-agent move figures of `games.jsonl` (time per move, depth or
+/// simulations, search speed), read line by line; `None` when no game in
+/// it has move-by-move records (a log written before they existed).
+///
+/// # Errors
+/// Bad input for a line that is not a game record, or a game spec that
+/// does not parse.
+pub fn read_moves(path: &Path) -> Result<Option<MoveTable>> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path)
+        .map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+    let mut table = MoveTable::default();
+    let mut games: Option<(String, GameSpec)> = None;
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: GameRecord = serde_json::from_str(&line)
+            .map_err(|e| bad_input(format!("{}, line {}: {e}", path.display(), n + 1)))?;
+        if record.move_us.is_empty() {
+            continue;
+        }
+        if games.as_ref().is_none_or(|(text, _)| *text != record.game) {
+            let spec = record
+                .game
+                .parse::<GameSpec>()
+                .map_err(|e| bad_input(format!("{}, line {}: {e}", path.display(), n + 1)))?;
+            games = Some((record.game.clone(), spec));
+        }
+        let (_, spec) = games.as_ref().expect("set above");
+        with_game!(spec, game => table.add(game, &record));
+    }
+    Ok((!table.agents.is_empty()).then_some(table))
 }

@@ -16,11 +16,11 @@ use mancala_arena::identity::Identity;
 use mancala_arena::merge::read_identity;
 use mancala_arena::report::{AgentSummary, FirstPlayerSummary, Summary};
 use mancala_arena::stats::{FirstPlayerStats, MeanCi, Wdl};
-use mancala_arena::TournamentConfig;
+use mancala_arena::{MoveTable, TournamentConfig};
 use mancala_core::{Game, GameSpec};
 
-use super::games::{read_games, GameStats};
-use super::read::{duration, json_file, pct, signed, toml_string, with_interval};
+use super::games::{read_games, read_moves, GameStats};
+use super::read::{duration, json_file, pct, plain, signed, toml_string, with_interval};
 use super::{Block, Document, Section, Table};
 use crate::bad_input;
 use crate::svg::{self, Estimate, Reference};
@@ -32,6 +32,8 @@ pub struct TournamentFolder {
     /// `tournament.json`, or why it cannot be; `None` without the file.
     config: Option<std::result::Result<TournamentConfig, String>>,
     games: Option<GameStats>,
+    /// What `games.jsonl` records of each agent's moves, when it does.
+    moves: Option<MoveTable>,
 }
 
 /// Reads the tournament in `dir`, if it holds one.
@@ -83,10 +85,17 @@ pub fn detect(dir: &Path) -> Result<Option<TournamentFolder>> {
     } else {
         None
     };
+    let log_path = dir.join("games.jsonl");
+    let moves = if log_path.is_file() {
+        read_moves(&log_path)?
+    } else {
+        None
+    };
     Ok(Some(TournamentFolder {
         summary,
         config,
         games,
+        moves,
     }))
 }
 
@@ -293,6 +302,9 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
     }
     if let Some(section) = pairs_section(s) {
         doc.sections.push(section);
+    }
+    if let Some(moves) = &t.moves {
+        doc.sections.push(moves_section(moves, &s.standings));
     }
     doc.sections.push(forfeits_section(s, t.games.as_ref()));
     doc.sections.push(reproduce_section(s, t.config.as_ref()));
@@ -638,6 +650,70 @@ fn margins_section(games: &GameStats, standings: &[AgentSummary]) -> Section {
                       is a draw, the red tick each agent's mean; forfeits left out."
                 .into(),
         }],
+    }
+}
+
+/// Per agent: what its moves cost and searched, from `games.jsonl`.
+fn moves_section(moves: &MoveTable, standings: &[AgentSummary]) -> Section {
+    let clocked = moves.agents.values().any(|m| m.least_clock_ms.is_some());
+    let mut header = vec!["agent", "moves", "ms per move", "longest (ms)"];
+    if clocked {
+        header.push("least clock left (s)");
+    }
+    header.extend([
+        "mean depth",
+        "simulations per move",
+        "nodes per second",
+        "simulations per second",
+    ]);
+    let numeric: Vec<bool> = header.iter().map(|&h| h != "agent").collect();
+    let mut table = Table::new("Moves, by agent", &header, &numeric);
+    let rate = |x: Option<f64>| x.map_or("-".into(), |x| format!("{:.0}", x));
+    for a in standings {
+        let Some(m) = moves.agents.get(&a.name) else {
+            continue;
+        };
+        let mut row = vec![
+            a.name.clone(),
+            m.moves.to_string(),
+            plain(m.ms_per_move(), 2),
+            plain(Some(m.longest_us as f64 / 1000.0), 1),
+        ];
+        if clocked {
+            row.push(
+                m.least_clock_ms
+                    .map_or("-".into(), |c| format!("{:.2}", c as f64 / 1000.0)),
+            );
+        }
+        row.extend([
+            m.mean_depth().map_or("-".into(), |d| format!("{d:.1}")),
+            m.sims_per_move().map_or("-".into(), |s| format!("{s:.0}")),
+            rate(m.nodes_per_second()),
+            rate(m.sims_per_second()),
+        ]);
+        table.row(row);
+    }
+    let mut blocks = vec![
+        Block::Table(table),
+        Block::Paragraph(
+            "From the move-by-move records of games.jsonl: the wall time of each move as the \
+             runner measured it (pipes included for engines), the depth or simulations the \
+             agent reported, and its search speed over the moves that reported nodes or \
+             simulations. Times depend on the machine and its load; the rest, with fixed \
+             budgets, on the seeds alone."
+                .into(),
+        ),
+    ];
+    if moves.unreadable > 0 {
+        blocks.push(Block::Paragraph(format!(
+            "{} games whose moves did not replay were left out.",
+            moves.unreadable
+        )));
+    }
+    Section {
+        id: "moves".into(),
+        title: "Moves".into(),
+        blocks,
     }
 }
 

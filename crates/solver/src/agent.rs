@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use mancala_agents::{
-    parse_duration, Agent, AgentError, AgentSpec, Budget, SearchInfo, StopCondition,
+    parse_duration, Agent, AgentError, AgentSpec, Budget, Pv, SearchInfo, SearchKind, StopCondition,
 };
 use mancala_core::spec::{bad_value, Spec};
 use mancala_core::{CongkakRules, Game, KalahRules, Move, SpecError};
@@ -308,8 +308,11 @@ impl<G: Game> Agent<G> for Perfect<G> {
         self.info.elapsed = t0.elapsed();
         match result {
             Ok((best, top)) => {
+                let mv = top[self.rng.random_range(0..top.len())];
+                self.info.kind = SearchKind::Exact;
                 self.info.value = Some(f64::from(best));
-                Ok(top[self.rng.random_range(0..top.len())])
+                self.info.pv = Pv::of([mv]);
+                Ok(mv)
             }
             Err(Failure::Stopped) if !outer.reached() => match &mut self.fallback {
                 Some(fallback) => {
@@ -319,7 +322,13 @@ impl<G: Game> Agent<G> for Perfect<G> {
                         clock.remaining[mover.index()] =
                             clock.remaining[mover.index()].saturating_sub(t0.elapsed());
                     }
-                    fallback.choose_until(game, state, outer)
+                    let answer = fallback.choose_until(game, state, outer);
+                    // What the move was chosen by, over the whole move's time.
+                    self.info = SearchInfo {
+                        elapsed: t0.elapsed(),
+                        ..fallback.info()
+                    };
+                    answer
                 }
                 None => Err(AgentError::Stopped),
             },

@@ -339,6 +339,9 @@ mod tests {
             duration_ms: 0.0,
             end: "rules".into(),
             error: None,
+            move_us: Vec::new(),
+            clock_ms: Vec::new(),
+            search: Vec::new(),
         }
     }
 

@@ -9,4 +9,5 @@ mod cases;
 mod clocks;
 mod failing_agents;
 mod fuzz_config;
+mod move_records;
 mod ratings_intervals;

@@ -309,6 +309,9 @@ fn record(
         duration_ms: 1.0,
         end: if forfeit { "forfeit" } else { "no_moves" }.into(),
         error: forfeit.then(|| format!("seat {} panicked", winner.map_or(0, |w| 1 - w))),
+        move_us: Vec::new(),
+        clock_ms: Vec::new(),
+        search: Vec::new(),
     }
 }
 
