@@ -9,7 +9,7 @@ use clap::Args;
 use mancala_agents::Agent;
 use mancala_arena::log::{read_folder, LogError};
 use mancala_arena::merge::{id_ranges, open_shards, MergeError, ShardSet};
-use mancala_arena::{GameLog, OutputDir};
+use mancala_arena::{GameLog, MoveTable, OutputDir};
 use mancala_core::{with_game, Game, GameSpec};
 
 use crate::bad_input;
@@ -184,6 +184,10 @@ fn merge<G: Game>(
         );
         return Ok(());
     }
+    let mut moves = MoveTable::default();
+    for r in &merged.records {
+        moves.add(arena.game, r);
+    }
     tournament::write_results(
         out_dir,
         config,
@@ -191,6 +195,7 @@ fn merge<G: Game>(
         &arena.players.specs,
         &spec.to_string(),
         &merged.records,
+        &moves,
         plan.len() as u64,
         !args.no_report,
     )

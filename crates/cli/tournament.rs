@@ -13,9 +13,9 @@ use mancala_arena::identity::Identity;
 use mancala_arena::merge::{read_identity, shard_identity, ShardStamp};
 use mancala_arena::runner::AgentFactory;
 use mancala_arena::{
-    pairs, random_openings, schedule, summarize, write_summary, Arena, EncodedRecord, GameLog,
-    GameRecord, LogError, OutputDir, Players, RunOptions, ScheduledGame, Shard, Summary,
-    TournamentConfig,
+    pairs, random_openings, schedule, summarize, write_moves, write_summary, Arena, EncodedRecord,
+    GameLog, GameRecord, LogError, MoveTable, OutputDir, Players, RunOptions, ScheduledGame, Shard,
+    Summary, TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
 
@@ -361,8 +361,14 @@ fn run_tournament<G: Game>(
     let progress = Progress::new(mine.len() as u64, args.quiet);
     progress.skip(done.len() as u64);
     let stop = crate::stop_flag();
+    // The games of an earlier run are replayed for their move figures; the
+    // runner sums its own as it plays.
+    let mut moves = MoveTable::default();
+    for r in &done {
+        moves.add(game, r);
+    }
     let state = Mutex::new((log, done, None::<LogError>));
-    arena.run(&todo, stop, &|record: GameRecord| {
+    let played = arena.run(&todo, stop, &|record: GameRecord| {
         // Encode in the worker; only the writes happen under the lock.
         let encoded = EncodedRecord::new(&record);
         let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
@@ -375,6 +381,7 @@ fn run_tournament<G: Game>(
         progress.game_done(&record);
         records.push(record);
     })?;
+    moves.merge(&played);
     progress.finish();
     let (log, mut records, error) = state.into_inner().unwrap_or_else(|p| p.into_inner());
     if let Some(e) = error {
@@ -413,13 +420,15 @@ fn run_tournament<G: Game>(
         &specs,
         &spec.to_string(),
         &records,
+        &moves,
         plan.len() as u64,
         !args.no_report,
     )
 }
 
-/// Rates a finished tournament's `records`: writes `summary.json` and
-/// `ratings.csv` into `dir` (and `report.html` if `report`) and prints the
+/// Rates a finished tournament's `records`: writes `summary.json`,
+/// `ratings.csv` and `moves.json` (`moves`, what the records' moves cost)
+/// into `dir` (and `report.html` if `report`) and prints the
 /// standings. The same for a run and a merge, so that both write the same
 /// files.
 ///
@@ -434,6 +443,7 @@ pub fn write_results(
     specs: &[String],
     game: &str,
     records: &[GameRecord],
+    moves: &MoveTable,
     planned: u64,
     report: bool,
 ) -> Result<()> {
@@ -444,6 +454,7 @@ pub fn write_results(
         .and_then(|a| names.iter().position(|n| n == a));
     let summary = summarize(&config.name, game, names, specs, records, planned, anchor)?;
     write_summary(dir, &summary)?;
+    write_moves(dir, moves)?;
     print_standings(&summary);
     println!("results: {}", dir.display());
     if report {

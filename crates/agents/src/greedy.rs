@@ -81,6 +81,11 @@ fn gain_within<G: Game>(
 }
 
 impl<G: Game> Agent<G> for Greedy {
+    /// It does not search.
+    fn reports_search(&self) -> bool {
+        false
+    }
+
     /// A move costs a few microseconds, bounded by the board: it always
     /// comes before any deadline, so the runner need not watch it.
     fn enforces_deadline(&self) -> bool {

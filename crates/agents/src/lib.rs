@@ -263,6 +263,13 @@ pub trait Agent<G: Game>: Send {
         let _ = mv;
     }
 
+    /// Whether [`Agent::info`] can say anything of a search: `false` for
+    /// agents that do not search (`random`, `greedy`), whose moves the
+    /// tournament runner then records without asking, at no cost.
+    fn reports_search(&self) -> bool {
+        true
+    }
+
     /// Whether [`Agent::choose_until`] is certain to return by the
     /// deadline, whatever happens inside (an external program is killed
     /// when it is late). The runner guards other agents with a watchdog
@@ -295,6 +302,9 @@ impl<G: Game> Agent<G> for Box<dyn Agent<G>> {
     }
     fn observe(&mut self, mv: Move) {
         (**self).observe(mv);
+    }
+    fn reports_search(&self) -> bool {
+        (**self).reports_search()
     }
     fn enforces_deadline(&self) -> bool {
         (**self).enforces_deadline()

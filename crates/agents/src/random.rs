@@ -28,6 +28,11 @@ impl Default for RandomAgent {
 }
 
 impl<G: Game> Agent<G> for RandomAgent {
+    /// It does not search.
+    fn reports_search(&self) -> bool {
+        false
+    }
+
     /// A move costs a few microseconds, bounded by the board: it always
     /// comes before any deadline, so the runner need not watch it.
     fn enforces_deadline(&self) -> bool {

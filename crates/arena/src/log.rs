@@ -79,6 +79,7 @@ pub const TOURNAMENT_FILES: &[&str] = &[
     "games.csv",
     "summary.json",
     "ratings.csv",
+    "moves.json",
     "report.html",
     LOCK_FILE,
 ];
@@ -279,6 +280,7 @@ fn csv_row(r: &GameRecord) -> Vec<String> {
 /// A game as the lines it adds to `games.jsonl` and `games.csv`.
 #[derive(Clone, Debug)]
 pub struct EncodedRecord {
+    id: u64,
     json: String,
     csv: Vec<u8>,
 }
@@ -294,7 +296,11 @@ impl EncodedRecord {
         w.write_record(csv_row(record))
             .expect("writing to memory cannot fail");
         let csv = w.into_inner().expect("writing to memory cannot fail");
-        EncodedRecord { json, csv }
+        EncodedRecord {
+            id: record.id,
+            json,
+            csv,
+        }
     }
 }
 
@@ -306,6 +312,18 @@ pub struct GameLog {
     csv_path: PathBuf,
     jsonl: BufWriter<File>,
     csv: BufWriter<File>,
+    /// Every game in the files, in file order: its id and the bytes of
+    /// its line in each file, so that the end of a run can put the lines in
+    /// id order without encoding a record again.
+    lines: Vec<LineSpan>,
+}
+
+/// Where one game is in the log's files: its id and its lines' lengths.
+#[derive(Clone, Copy)]
+struct LineSpan {
+    id: u64,
+    json: u32,
+    csv: u32,
 }
 
 impl GameLog {
@@ -357,7 +375,7 @@ impl GameLog {
         }
         // Rewrite both files from what was read: drops a line cut by a
         // crash, and makes the CSV agree with the JSON log.
-        write_all(&jsonl_path, &csv_path, &done)?;
+        let lines = write_all(&jsonl_path, &csv_path, &done)?;
         let jsonl = OpenOptions::new()
             .append(true)
             .open(&jsonl_path)
@@ -372,6 +390,7 @@ impl GameLog {
             csv: BufWriter::new(csv_file),
             jsonl_path,
             csv_path,
+            lines,
         };
         Ok((log, done))
     }
@@ -390,6 +409,11 @@ impl GameLog {
     /// # Errors
     /// [`LogError::Io`] when writing fails.
     pub fn append_encoded(&mut self, encoded: &EncodedRecord) -> Result<(), LogError> {
+        self.lines.push(LineSpan {
+            id: encoded.id,
+            json: encoded.json.len() as u32,
+            csv: encoded.csv.len() as u32,
+        });
         self.jsonl
             .write_all(encoded.json.as_bytes())
             .and_then(|()| self.jsonl.flush())
@@ -401,7 +425,11 @@ impl GameLog {
     }
 
     /// Rewrites both files in game-id order, so that a finished tournament's
-    /// files are the same whatever the thread count.
+    /// files are the same whatever the thread count: `records` are the
+    /// games the files hold. The lines written are moved, not encoded
+    /// again (files already in id order, as a run on one thread writes
+    /// them, are left as they are); files that do not hold what this log
+    /// wrote are written anew from `records`.
     ///
     /// # Errors
     /// [`LogError::Io`] when writing fails.
@@ -412,9 +440,16 @@ impl GameLog {
             csv_path,
             jsonl,
             csv,
+            lines,
         } = self;
         drop((jsonl, csv));
-        write_all(&jsonl_path, &csv_path, records)?;
+        let complete = lines.len() == records.len();
+        if complete && lines.windows(2).all(|w| w[0].id < w[1].id) {
+            return Ok(dir);
+        }
+        if !complete || !sort_lines(&jsonl_path, &csv_path, &lines)? {
+            write_all(&jsonl_path, &csv_path, records)?;
+        }
         Ok(dir)
     }
 }
@@ -552,41 +587,96 @@ fn read_records(
 
 /// Writes both files whole (through a temporary file and a rename, so a
 /// crash leaves either the old or the new file).
-fn write_all(jsonl_path: &Path, csv_path: &Path, records: &[GameRecord]) -> Result<(), LogError> {
-    let mut sorted: Vec<&GameRecord> = records.iter().collect();
-    sorted.sort_by_key(|r| r.id);
-    let tmp = jsonl_path.with_extension("jsonl.tmp");
+/// Puts the lines of both files in id order, `lines` saying where each
+/// game's lines are; `false` (and nothing written) when the files are not
+/// as long as `lines` says.
+fn sort_lines(jsonl_path: &Path, csv_path: &Path, lines: &[LineSpan]) -> Result<bool, LogError> {
+    let jsonl = fs::read(jsonl_path).map_err(io(jsonl_path))?;
+    let csv = fs::read(csv_path).map_err(io(csv_path))?;
+    let json_total: usize = lines.iter().map(|l| l.json as usize).sum();
+    let csv_total: usize = lines.iter().map(|l| l.csv as usize).sum();
+    let Some(header) = csv.len().checked_sub(csv_total) else {
+        return Ok(false);
+    };
+    if jsonl.len() != json_total {
+        return Ok(false);
+    }
+    // Each game's lines as byte ranges of the two files, then by id.
+    let mut at = (0usize, header);
+    let mut ranges = Vec::with_capacity(lines.len());
+    for l in lines {
+        let (json, csv) = (l.json as usize, l.csv as usize);
+        ranges.push((l.id, at.0..at.0 + json, at.1..at.1 + csv));
+        at = (at.0 + json, at.1 + csv);
+    }
+    ranges.sort_by_key(|r| r.0);
+    let json_lines = ranges.iter().map(|r| &jsonl[r.1.clone()]);
+    write_lines(jsonl_path, &[], json_lines)?;
+    let csv_lines = ranges.iter().map(|r| &csv[r.2.clone()]);
+    write_lines(csv_path, &csv[..header], csv_lines)?;
+    Ok(true)
+}
+
+/// Replaces the file at `path` with `head` and then `lines`, through a
+/// temporary file renamed over it.
+fn write_lines<'a>(
+    path: &Path,
+    head: &[u8],
+    lines: impl Iterator<Item = &'a [u8]>,
+) -> Result<(), LogError> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("log");
+    let tmp = path.with_extension(format!("{ext}.tmp"));
     {
         let mut w = BufWriter::new(File::create(&tmp).map_err(io(&tmp))?);
-        for r in &sorted {
-            writeln!(
-                w,
-                "{}",
-                serde_json::to_string(r).expect("records serialise")
-            )
-            .map_err(io(&tmp))?;
+        w.write_all(head).map_err(io(&tmp))?;
+        for line in lines {
+            w.write_all(line).map_err(io(&tmp))?;
         }
         w.flush().map_err(io(&tmp))?;
     }
-    fs::rename(&tmp, jsonl_path).map_err(io(jsonl_path))?;
+    fs::rename(&tmp, path).map_err(io(path))
+}
 
-    let tmp = csv_path.with_extension("csv.tmp");
+/// Writes `records` into both files in id order; returns where each game's
+/// lines are.
+fn write_all(
+    jsonl_path: &Path,
+    csv_path: &Path,
+    records: &[GameRecord],
+) -> Result<Vec<LineSpan>, LogError> {
+    let mut sorted: Vec<&GameRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| r.id);
+    let mut header = csv::WriterBuilder::new().from_writer(Vec::new());
+    header
+        .write_record(CSV_HEADER)
+        .expect("writing to memory cannot fail");
+    let header = header.into_inner().expect("writing to memory cannot fail");
+    let (json_tmp, csv_tmp) = (
+        jsonl_path.with_extension("jsonl.tmp"),
+        csv_path.with_extension("csv.tmp"),
+    );
+    let mut spans = Vec::with_capacity(sorted.len());
     {
-        let mut w = csv::Writer::from_path(&tmp).map_err(|e| LogError::Io {
-            path: tmp.display().to_string(),
-            source: e.into(),
-        })?;
-        let to_io = |e: csv::Error| LogError::Io {
-            path: tmp.display().to_string(),
-            source: e.into(),
-        };
-        w.write_record(CSV_HEADER).map_err(to_io)?;
+        let mut json = BufWriter::new(File::create(&json_tmp).map_err(io(&json_tmp))?);
+        let mut csv = BufWriter::new(File::create(&csv_tmp).map_err(io(&csv_tmp))?);
+        csv.write_all(&header).map_err(io(&csv_tmp))?;
         for r in &sorted {
-            w.write_record(csv_row(r)).map_err(to_io)?;
+            let encoded = EncodedRecord::new(r);
+            json.write_all(encoded.json.as_bytes())
+                .map_err(io(&json_tmp))?;
+            csv.write_all(&encoded.csv).map_err(io(&csv_tmp))?;
+            spans.push(LineSpan {
+                id: r.id,
+                json: encoded.json.len() as u32,
+                csv: encoded.csv.len() as u32,
+            });
         }
-        w.flush().map_err(io(&tmp))?;
+        json.flush().map_err(io(&json_tmp))?;
+        csv.flush().map_err(io(&csv_tmp))?;
     }
-    fs::rename(&tmp, csv_path).map_err(io(csv_path))
+    fs::rename(&json_tmp, jsonl_path).map_err(io(jsonl_path))?;
+    fs::rename(&csv_tmp, csv_path).map_err(io(csv_path))?;
+    Ok(spans)
 }
 
 /// The first key whose values differ, for a readable mismatch message.
@@ -706,6 +796,60 @@ mod tests {
         );
         let e = read_records(&path, &plan(1), None, &accept).unwrap_err();
         assert!(e.to_string().contains("not in this tournament's schedule"));
+    }
+
+    /// The two files of a folder after a run that resumed `done` and
+    /// appended `order`, then finished.
+    fn finished(done: &[u64], order: &[u64]) -> (Vec<u8>, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let all = plan(8);
+        let id = serde_json::json!({"game": "kalah", "agents": []});
+        if !done.is_empty() {
+            let (mut log, _) =
+                GameLog::open(OutputDir::claim(&out).unwrap(), &id, &all, &accept).unwrap();
+            for &id in done {
+                log.append(&record(id, "a, \"quoted\"\nname")).unwrap();
+            }
+            // Stopped: the log holds the games in the order they came.
+        }
+        let (mut log, resumed) =
+            GameLog::open(OutputDir::claim(&out).unwrap(), &id, &all, &accept).unwrap();
+        let mut records = resumed;
+        for &id in order {
+            let r = record(id, "a, \"quoted\"\nname");
+            log.append(&r).unwrap();
+            records.push(r);
+        }
+        log.finish(&records).unwrap();
+        (
+            fs::read(out.join("games.jsonl")).unwrap(),
+            fs::read(out.join("games.csv")).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_finished_log_is_in_id_order_however_its_games_came() {
+        // The reference: every game encoded anew, in id order.
+        let dir = tempfile::tempdir().unwrap();
+        let records: Vec<GameRecord> = (0..8).map(|id| record(id, "a, \"quoted\"\nname")).collect();
+        let lines = write_all(
+            &dir.path().join("g.jsonl"),
+            &dir.path().join("g.csv"),
+            &records,
+        )
+        .unwrap();
+        assert_eq!(lines.len(), 8);
+        let expected = (
+            fs::read(dir.path().join("g.jsonl")).unwrap(),
+            fs::read(dir.path().join("g.csv")).unwrap(),
+        );
+        // Lines moved into order (a CSV line with a quoted line break
+        // included), left in order, and after a resume.
+        assert_eq!(finished(&[], &[3, 0, 7, 1, 2, 6, 4, 5]), expected);
+        assert_eq!(finished(&[], &[0, 1, 2, 3, 4, 5, 6, 7]), expected);
+        assert_eq!(finished(&[5, 1, 6], &[0, 7, 2, 3, 4]), expected);
+        assert_eq!(finished(&[0, 1, 2], &[3, 4, 5, 6, 7]), expected);
     }
 
     #[test]

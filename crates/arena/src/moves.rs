@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 
 use mancala_core::{Game, Move};
+use serde::{Deserialize, Serialize};
 
-use crate::record::GameRecord;
+use crate::record::{GameRecord, MoveSearch};
 
 /// The seat (0 or 1) that played each move of `record`, the opening's
 /// included; `None` when the moves do not replay in `game` (a record of
@@ -27,7 +28,7 @@ pub fn movers<G: Game>(game: &G, record: &GameRecord) -> Option<Vec<u8>> {
 }
 
 /// What one agent's moves cost and searched, summed over games.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MoveStats {
     /// Moves timed (the openings' moves are not the agents').
     pub moves: u64,
@@ -57,6 +58,51 @@ pub struct MoveStats {
 }
 
 impl MoveStats {
+    /// Counts one move that took `us` microseconds, left `clock_ms` on the
+    /// mover's clock (with a time control), and searched as `note` says.
+    pub fn add_move(&mut self, us: u64, clock_ms: Option<u64>, note: Option<&MoveSearch>) {
+        self.moves += 1;
+        self.micros += us;
+        self.longest_us = self.longest_us.max(us);
+        if let Some(clock) = clock_ms {
+            self.least_clock_ms = Some(self.least_clock_ms.map_or(clock, |c| c.min(clock)));
+        }
+        let Some(note) = note else { return };
+        if let Some(depth) = note.depth {
+            self.depth_moves += 1;
+            self.depth_sum += u64::from(depth);
+        }
+        if let Some(nodes) = note.nodes {
+            self.node_moves += 1;
+            self.nodes += nodes;
+            self.node_micros += us;
+        }
+        if let Some(sims) = note.sims {
+            self.sim_moves += 1;
+            self.sims += sims;
+            self.sim_micros += us;
+        }
+    }
+
+    /// Adds `other`'s moves.
+    pub fn merge(&mut self, other: &MoveStats) {
+        self.moves += other.moves;
+        self.micros += other.micros;
+        self.longest_us = self.longest_us.max(other.longest_us);
+        self.least_clock_ms = match (self.least_clock_ms, other.least_clock_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.depth_moves += other.depth_moves;
+        self.depth_sum += other.depth_sum;
+        self.node_moves += other.node_moves;
+        self.nodes += other.nodes;
+        self.node_micros += other.node_micros;
+        self.sim_moves += other.sim_moves;
+        self.sims += other.sims;
+        self.sim_micros += other.sim_micros;
+    }
+
     /// Mean time per move in milliseconds.
     pub fn ms_per_move(&self) -> Option<f64> {
         (self.moves > 0).then(|| self.micros as f64 / self.moves as f64 / 1000.0)
@@ -83,67 +129,64 @@ impl MoveStats {
     }
 }
 
-/// [`MoveStats`] per agent (display name), gathered game by game.
-#[derive(Clone, Debug, Default)]
+/// [`MoveStats`] per agent (display name), gathered game by game:
+/// `moves.json` of a tournament's folder.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MoveTable {
     /// By display name.
     pub agents: BTreeMap<String, MoveStats>,
     /// Games whose moves could not be replayed (left out).
+    #[serde(default)]
     pub unreadable: u64,
 }
 
 impl MoveTable {
-    /// Adds the moves of `record`, a game of `game`.
+    /// Adds the moves of `record`, a game of `game`, replaying it to tell
+    /// the seats' moves apart.
     pub fn add<G: Game>(&mut self, game: &G, record: &GameRecord) {
         let Some(seats) = movers(game, record) else {
             self.unreadable += 1;
             return;
         };
         let opening = seats.len() - record.move_us.len().min(seats.len());
-        let seat_of = |ply: usize| seats.get(ply - 1).map(|&s| usize::from(s));
+        let mut stats: [MoveStats; 2] = Default::default();
+        let mut notes = record.search.iter().peekable();
         for (k, &us) in record.move_us.iter().enumerate() {
-            let ply = opening + k + 1;
-            let Some(seat) = seat_of(ply) else { continue };
-            let stats = self.entry(record, seat);
-            stats.moves += 1;
-            stats.micros += us;
-            stats.longest_us = stats.longest_us.max(us);
-            if let Some(&clock) = record.clock_ms.get(k) {
-                stats.least_clock_ms = Some(stats.least_clock_ms.map_or(clock, |c| c.min(clock)));
-            }
+            let ply = (opening + k + 1) as u32;
+            while notes.next_if(|n| n.ply < ply).is_some() {}
+            let note = notes.next_if(|n| n.ply == ply);
+            let seat = usize::from(seats[opening + k]);
+            stats[seat].add_move(us, record.clock_ms.get(k).copied(), note);
         }
-        for search in &record.search {
-            let ply = search.ply as usize;
-            let (Some(seat), Some(&us)) = (
-                seat_of(ply),
-                ply.checked_sub(opening + 1)
-                    .and_then(|k| record.move_us.get(k)),
-            ) else {
+        self.add_game(&record.players, &stats);
+    }
+
+    /// Adds one game's figures, `stats` by seat, to the players of
+    /// `players` (display names in seat order).
+    pub fn add_game(&mut self, players: &[String; 2], stats: &[MoveStats; 2]) {
+        for (name, s) in players.iter().zip(stats) {
+            if s.moves == 0 {
                 continue;
-            };
-            let stats = self.entry(record, seat);
-            if let Some(depth) = search.depth {
-                stats.depth_moves += 1;
-                stats.depth_sum += u64::from(depth);
             }
-            if let Some(nodes) = search.nodes {
-                stats.node_moves += 1;
-                stats.nodes += nodes;
-                stats.node_micros += us;
-            }
-            if let Some(sims) = search.sims {
-                stats.sim_moves += 1;
-                stats.sims += sims;
-                stats.sim_micros += us;
+            match self.agents.get_mut(name) {
+                Some(total) => total.merge(s),
+                None => {
+                    self.agents.insert(name.clone(), s.clone());
+                }
             }
         }
     }
 
-    fn entry(&mut self, record: &GameRecord, seat: usize) -> &mut MoveStats {
-        let name = &record.players[seat];
-        if !self.agents.contains_key(name) {
-            self.agents.insert(name.clone(), MoveStats::default());
+    /// Adds `other`'s games.
+    pub fn merge(&mut self, other: &MoveTable) {
+        for (name, s) in &other.agents {
+            match self.agents.get_mut(name) {
+                Some(total) => total.merge(s),
+                None => {
+                    self.agents.insert(name.clone(), s.clone());
+                }
+            }
         }
-        self.agents.get_mut(name).expect("inserted above")
+        self.unreadable += other.unreadable;
     }
 }

@@ -1,8 +1,9 @@
 //! What is kept of each finished game: one row of `games.csv`, one line of
 //! `games.jsonl`.
 
+use std::fmt::Write as _;
+
 use mancala_agents::{SearchInfo, SearchKind};
-use mancala_core::Move;
 use serde::{Deserialize, Serialize};
 
 /// A finished game.
@@ -108,17 +109,20 @@ impl MoveSearch {
     /// What `info` says of the search behind move `ply`; `None` when the
     /// agent said nothing, or searched nothing (a forced move).
     pub fn from_info(ply: u32, info: &SearchInfo) -> Option<MoveSearch> {
-        if info.nodes == 0 && info.value.is_none() {
+        // Checked before anything is built: most moves of a fast
+        // tournament are by agents that say nothing.
+        if info.kind == SearchKind::None || (info.nodes == 0 && info.value.is_none()) {
             return None;
         }
         let some = |n: u64| (n > 0).then_some(n);
-        let pv = info
-            .pv
-            .moves()
-            .iter()
-            .map(Move::to_string)
-            .collect::<Vec<_>>()
-            .join(" ");
+        let mut pv = String::new();
+        for (i, mv) in info.pv.moves().iter().enumerate() {
+            if i > 0 {
+                pv.push(' ');
+            }
+            // Writing to a String cannot fail.
+            let _ = write!(pv, "{mv}");
+        }
         let base = MoveSearch {
             ply,
             pv,

@@ -31,6 +31,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::log::LogError;
+use crate::moves::MoveTable;
 use crate::record::GameRecord;
 use crate::stats::json_float::{self, csv_field};
 use crate::stats::{
@@ -430,6 +431,21 @@ pub const RATINGS_HEADER: &[&str] = &[
     "elo_profile_hi",
     "time_losses",
 ];
+
+/// Writes `moves.json` into `dir`: what each agent's moves cost and
+/// searched ([`MoveTable`]). Like `duration_ms`, its times vary between
+/// identical runs.
+///
+/// # Errors
+/// [`LogError::Io`] when the file cannot be written.
+pub fn write_moves(dir: &Path, moves: &MoveTable) -> Result<(), LogError> {
+    let path = dir.join("moves.json");
+    let text = serde_json::to_string_pretty(moves).expect("a move table serialises");
+    std::fs::write(&path, text + "\n").map_err(|source| LogError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
 
 /// Writes `summary.json` and `ratings.csv` into `dir`.
 ///

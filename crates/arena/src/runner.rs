@@ -10,6 +10,7 @@ use crate::seat::{Choice, Seat, HANG_GRACE};
 use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
+use crate::moves::{MoveStats, MoveTable};
 use crate::record::{GameRecord, MoveSearch};
 use crate::schedule::ScheduledGame;
 use crate::ArenaError;
@@ -64,6 +65,8 @@ struct Trace {
     move_us: Vec<u64>,
     clock_ms: Vec<u64>,
     search: Vec<MoveSearch>,
+    /// The same moves summed by seat, for [`MoveTable`].
+    stats: [MoveStats; 2],
 }
 
 /// How one game ended, before it becomes a record.
@@ -101,6 +104,7 @@ fn play_one<G: Game>(
         move_us: Vec::with_capacity(128),
         clock_ms: Vec::with_capacity(if clocks.is_some() { 128 } else { 0 }),
         search: Vec::new(),
+        stats: Default::default(),
     };
     for &mv in opening {
         game.try_play(&mut state, mv)
@@ -217,20 +221,28 @@ fn play_one<G: Game>(
             return Ok(Some(forfeit(seat, trace, &state, e.to_string(), false)));
         }
         trace.moves.push(mv);
-        trace.move_us.push(took.as_micros() as u64);
-        if let Some(clocks) = clocks.as_ref() {
-            trace
-                .clock_ms
-                .push(clocks.remaining()[seat].as_millis() as u64);
+        let us = took.as_micros() as u64;
+        trace.move_us.push(us);
+        let clock = clocks
+            .as_ref()
+            .map(|c| c.remaining()[seat].as_millis() as u64);
+        if let Some(clock) = clock {
+            trace.clock_ms.push(clock);
         }
-        if let Some(search) = MoveSearch::from_info(ply as u32, &info) {
-            trace.search.push(search);
+        let note = MoveSearch::from_info(ply as u32, &info);
+        trace.stats[seat].add_move(us, clock, note.as_ref());
+        if let Some(note) = note {
+            trace.search.push(note);
         }
         seats.iter_mut().for_each(|s| s.observe(mv));
     }
     let outcome = game
         .outcome(&state)
         .expect("a game with no player to move is over");
+    // Records are kept until the run ends: an exact copy, and the roomy
+    // buffer freed for the next game (shrinking it in place would leave
+    // the heap full of holes too small to reuse).
+    trace.move_us = trace.move_us.to_vec();
     Ok(Some(Played {
         trace,
         scores: outcome.scores.0,
@@ -263,8 +275,12 @@ pub struct Arena<'a, G: Game> {
     pub options: RunOptions,
 }
 
-/// A worker's agents, built on first use, by agent index.
-type AgentCache<G> = Vec<Option<Seat<G>>>;
+/// A worker's agents, built on first use, by agent index, and what its
+/// games' moves cost.
+struct Worker<G: Game> {
+    seats: Vec<Option<Seat<G>>>,
+    moves: MoveTable,
+}
 
 impl<G: Game> Arena<'_, G> {
     /// Plays `games` on `options.threads` threads and hands each finished
@@ -275,6 +291,9 @@ impl<G: Game> Arena<'_, G> {
     /// Every game depends only on its id and the seed, never on the thread
     /// that plays it or on the games before it.
     ///
+    /// Returns what the recorded games' moves cost, per agent: the figures
+    /// [`MoveTable::add`] gets from the records, without replaying them.
+    ///
     /// # Errors
     /// [`ArenaError::Threads`] when the thread pool cannot start,
     /// [`ArenaError::Opening`] for an opening illegal in this game.
@@ -283,7 +302,7 @@ impl<G: Game> Arena<'_, G> {
         games: &[ScheduledGame],
         stop: &AtomicBool,
         on_record: &(dyn Fn(GameRecord) + Sync),
-    ) -> Result<(), ArenaError> {
+    ) -> Result<MoveTable, ArenaError> {
         run_games(self, games, stop, on_record)
     }
 
@@ -433,7 +452,7 @@ fn run_games<G: Game>(
     games: &[ScheduledGame],
     stop: &AtomicBool,
     on_record: &(dyn Fn(GameRecord) + Sync),
-) -> Result<(), ArenaError> {
+) -> Result<MoveTable, ArenaError> {
     let Arena {
         game,
         game_spec,
@@ -449,8 +468,13 @@ fn run_games<G: Game>(
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
     // Each worker keeps its own agents (their tables, trees) between games;
     // `new_game` resets them, so reuse never leaks into results.
-    let caches: Vec<Mutex<AgentCache<G>>> = (0..threads)
-        .map(|_| Mutex::new((0..players.names.len()).map(|_| None).collect()))
+    let caches: Vec<Mutex<Worker<G>>> = (0..threads)
+        .map(|_| {
+            Mutex::new(Worker {
+                seats: (0..players.names.len()).map(|_| None).collect(),
+                moves: MoveTable::default(),
+            })
+        })
         .collect();
     let first_error: Mutex<Option<ArenaError>> = Mutex::new(None);
     pool.install(|| {
@@ -459,7 +483,11 @@ fn run_games<G: Game>(
                 return;
             }
             let worker = rayon::current_thread_index().unwrap_or(0) % threads;
-            let mut cache = caches[worker].lock().unwrap_or_else(|p| p.into_inner());
+            let mut guard = caches[worker].lock().unwrap_or_else(|p| p.into_inner());
+            let Worker {
+                seats: cache,
+                moves,
+            } = &mut *guard;
             let [i, j] = g.seats;
             let seat_of = |k: usize| Seat::new((players.factory)(k), game, options.timed());
             for &k in &g.seats {
@@ -515,14 +543,16 @@ fn run_games<G: Game>(
                 // gone: build it anew.
                 cache[g.seats[seat]] = None;
             }
-            drop(cache);
+            let names = [players.names[i].clone(), players.names[j].clone()];
+            moves.add_game(&names, &played.trace.stats);
+            drop(guard);
             let record = GameRecord {
                 id: g.id,
                 pair: g.pair,
                 round: g.round,
                 opening: g.opening,
                 game: game_spec.to_string(),
-                players: [players.names[i].clone(), players.names[j].clone()],
+                players: names,
                 agents: [players.specs[i].clone(), players.specs[j].clone()],
                 seats: g.seats,
                 seed,
@@ -544,6 +574,13 @@ fn run_games<G: Game>(
     });
     match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => {
+            let mut total = MoveTable::default();
+            for worker in caches {
+                let worker = worker.into_inner().unwrap_or_else(|p| p.into_inner());
+                total.merge(&worker.moves);
+            }
+            Ok(total)
+        }
     }
 }

@@ -38,8 +38,8 @@ pub(crate) enum Choice {
 
 /// An agent, played directly or from a watched thread.
 pub(crate) enum Seat<G: Game> {
-    /// Called on the worker's thread.
-    Direct(Box<dyn Agent<G>>),
+    /// Called on the worker's thread; whether to ask it what it searched.
+    Direct(Box<dyn Agent<G>>, bool),
     /// Called through a thread of its own.
     Watched(Watched<G>),
 }
@@ -51,20 +51,21 @@ impl<G: Game> Seat<G> {
         if timed && !agent.enforces_deadline() {
             Seat::Watched(Watched::spawn(agent, game.clone()))
         } else {
-            Seat::Direct(agent)
+            let reports = agent.reports_search();
+            Seat::Direct(agent, reports)
         }
     }
 
     pub(crate) fn new_game(&mut self, seed: u64) {
         match self {
-            Seat::Direct(agent) => agent.new_game(seed),
+            Seat::Direct(agent, _) => agent.new_game(seed),
             Seat::Watched(w) => w.send(Request::NewGame(seed)),
         }
     }
 
     pub(crate) fn observe(&mut self, mv: Move) {
         match self {
-            Seat::Direct(agent) => agent.observe(mv),
+            Seat::Direct(agent, _) => agent.observe(mv),
             Seat::Watched(w) => w.send(Request::Observe(mv)),
         }
     }
@@ -78,21 +79,30 @@ impl<G: Game> Seat<G> {
         until: StopCondition<'_>,
     ) -> (Choice, SearchInfo) {
         match self {
-            Seat::Direct(agent) => answer_of(agent.as_mut(), game, state, until),
+            Seat::Direct(agent, reports) => answer_of(agent.as_mut(), *reports, game, state, until),
             Seat::Watched(w) => w.choose(state, until),
         }
     }
 }
 
-/// Asks `agent` for a move, a panic caught.
+/// Asks `agent` for a move, a panic caught, and what it searched if it
+/// `reports` searches.
 fn answer_of<G: Game>(
     agent: &mut dyn Agent<G>,
+    reports: bool,
     game: &G,
     state: &G::State,
     until: StopCondition<'_>,
 ) -> (Choice, SearchInfo) {
     match catch_unwind(AssertUnwindSafe(|| agent.choose_until(game, state, until))) {
-        Ok(answer) => (Choice::Answer(answer), agent.info()),
+        Ok(answer) => {
+            let info = if reports {
+                agent.info()
+            } else {
+                SearchInfo::default()
+            };
+            (Choice::Answer(answer), info)
+        }
         Err(panic) => (
             Choice::Panicked(panic_message(panic.as_ref())),
             SearchInfo::default(),
@@ -134,6 +144,7 @@ impl<G: Game> Watched<G> {
         let (outbox, answers) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancel);
+        let reports = agent.reports_search();
         let spawned = thread::Builder::new()
             .name(format!("agent {}", agent.name()))
             .spawn(move || {
@@ -151,7 +162,7 @@ impl<G: Game> Watched<G> {
                                 cancel: Some(&flag),
                                 clock,
                             };
-                            let answer = answer_of(agent.as_mut(), &game, &state, until);
+                            let answer = answer_of(agent.as_mut(), reports, &game, &state, until);
                             if outbox.send(answer).is_err() {
                                 return;
                             }

@@ -6,8 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mancala_arena::{GameRecord, MoveTable};
-use mancala_core::{with_game, GameSpec};
+use mancala_arena::MoveTable;
 
 use crate::Result;
 
@@ -129,38 +128,16 @@ pub fn read_games(path: &Path) -> Result<GameStats> {
     Ok(stats)
 }
 
-/// The per-agent move figures of `games.jsonl` (time per move, depth or
-/// simulations, search speed), read line by line; `None` when no game in
-/// it has move-by-move records (a log written before they existed).
+/// The per-agent move figures of a tournament's `moves.json` (time per
+/// move, depth or simulations, search speed); `None` when it lists no
+/// agent (a log written before move records existed).
 ///
 /// # Errors
-/// Bad input for a line that is not a game record, or a game spec that
-/// does not parse.
+/// Bad input for a file that is not a move table.
 pub fn read_moves(path: &Path) -> Result<Option<MoveTable>> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path)
+    let text = std::fs::read_to_string(path)
         .map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
-    let mut table = MoveTable::default();
-    let mut games: Option<(String, GameSpec)> = None;
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: GameRecord = serde_json::from_str(&line)
-            .map_err(|e| bad_input(format!("{}, line {}: {e}", path.display(), n + 1)))?;
-        if record.move_us.is_empty() {
-            continue;
-        }
-        if games.as_ref().is_none_or(|(text, _)| *text != record.game) {
-            let spec = record
-                .game
-                .parse::<GameSpec>()
-                .map_err(|e| bad_input(format!("{}, line {}: {e}", path.display(), n + 1)))?;
-            games = Some((record.game.clone(), spec));
-        }
-        let (_, spec) = games.as_ref().expect("set above");
-        with_game!(spec, game => table.add(game, &record));
-    }
+    let table: MoveTable = serde_json::from_str(&text)
+        .map_err(|e| bad_input(format!("{} is not a table of moves: {e}", path.display())))?;
     Ok((!table.agents.is_empty()).then_some(table))
 }

@@ -32,7 +32,7 @@ pub struct TournamentFolder {
     /// `tournament.json`, or why it cannot be; `None` without the file.
     config: Option<std::result::Result<TournamentConfig, String>>,
     games: Option<GameStats>,
-    /// What `games.jsonl` records of each agent's moves, when it does.
+    /// What `moves.json` sums of each agent's moves, when it lists any.
     moves: Option<MoveTable>,
 }
 
@@ -85,9 +85,9 @@ pub fn detect(dir: &Path) -> Result<Option<TournamentFolder>> {
     } else {
         None
     };
-    let log_path = dir.join("games.jsonl");
-    let moves = if log_path.is_file() {
-        read_moves(&log_path)?
+    let moves_path = dir.join("moves.json");
+    let moves = if moves_path.is_file() {
+        read_moves(&moves_path)?
     } else {
         None
     };
@@ -696,7 +696,7 @@ fn moves_section(moves: &MoveTable, standings: &[AgentSummary]) -> Section {
     let mut blocks = vec![
         Block::Table(table),
         Block::Paragraph(
-            "From the move-by-move records of games.jsonl: the wall time of each move as the \
+            "From the move-by-move records of games.jsonl, summed in moves.json: the wall time of each move as the \
              runner measured it (pipes included for engines), the depth or simulations the \
              agent reported, and its search speed over the moves that reported nodes or \
              simulations. Times depend on the machine and its load; the rest, with fixed \

@@ -37,9 +37,17 @@ fn arena<'a>(game: &'a KalahRules, threads: usize, control: Option<&str>) -> Are
 }
 
 fn run(arena: &Arena<'_, KalahRules>) -> (Vec<ScheduledGame>, Vec<GameRecord>) {
+    let (plan, records, _) = run_with_table(arena);
+    (plan, records)
+}
+
+/// The plan, the records in id order, and the runner's move table.
+fn run_with_table(
+    arena: &Arena<'_, KalahRules>,
+) -> (Vec<ScheduledGame>, Vec<GameRecord>, MoveTable) {
     let plan = schedule(&pairs(Format::RoundRobin, AGENTS.len()), 4, 2);
     let records = Mutex::new(Vec::new());
-    arena
+    let table = arena
         .run(&plan, &AtomicBool::new(false), &|r| {
             records.lock().unwrap().push(r)
         })
@@ -49,7 +57,7 @@ fn run(arena: &Arena<'_, KalahRules>) -> (Vec<ScheduledGame>, Vec<GameRecord>) {
     for r in &records {
         arena.check_record(&plan[r.id as usize], r).unwrap();
     }
-    (plan, records)
+    (plan, records, table)
 }
 
 /// The note of the move at `ply` (from 1), if any.
@@ -178,12 +186,15 @@ fn a_resumed_run_refuses_records_whose_move_fields_do_not_fit() {
 #[test]
 fn the_move_table_sums_each_agents_moves() {
     let game = KalahRules::default();
-    let (_, records) = run(&arena(&game, 1, None));
+    let (_, records, summed) = run_with_table(&arena(&game, 2, Some("60+1")));
     let mut table = MoveTable::default();
     for r in &records {
         table.add(&game, r);
     }
     assert_eq!(table.unreadable, 0);
+    // What the runner summed as it played is what the records give.
+    assert_eq!(summed, table);
+    assert!(table.agents.values().all(|s| s.least_clock_ms.is_some()));
     let timed: usize = records.iter().map(|r| r.move_us.len()).sum();
     let counted: u64 = table.agents.values().map(|s| s.moves).sum();
     assert_eq!(counted, timed as u64);
