@@ -162,7 +162,9 @@ fn move_notes(record: &GameRecord, ply: usize) -> Option<String> {
 
 fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>) -> Result<()> {
     let mut state = match record {
-        Some(_) => game.start(),
+        Some(r) => r
+            .start_state(game)
+            .map_err(|e| bad_input(format!("game {}: {e}", r.id)))?,
         None => start_state(game, args.game.position.as_deref())?,
     };
     let stdout = std::io::stdout();
@@ -173,6 +175,9 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>
             "game {} of {}: {} (seat 0) against {} (seat 1), seed {}",
             r.id, r.game, r.players[0], r.players[1], r.seed
         )?;
+        if let Some(start) = &r.start {
+            writeln!(out, "from the position {start}")?;
+        }
         if !r.opening_moves.is_empty() {
             writeln!(out, "opening: {}", r.opening_moves)?;
         }

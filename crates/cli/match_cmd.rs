@@ -1,6 +1,7 @@
 //! `mancala match A B`: many games between two agents, seats swapped; with
 //! `--sprt`, pairs of games until a sequential test decides.
 
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use anyhow::Result;
@@ -12,7 +13,8 @@ use mancala_arena::stats::{
     mean_with_ci, paired_results, EloEstimate, PairedResults, Sprt, SprtDecision, SprtSpec, Wdl,
 };
 use mancala_arena::{
-    pairs, random_openings, schedule, Arena, Format, GameRecord, Players, RunOptions, ScheduledGame,
+    pairs, random_openings, schedule, Arena, Format, GameRecord, Opening, OpeningOrder, Players,
+    RunOptions, ScheduledGame,
 };
 use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, Game, GameSpec};
@@ -30,6 +32,10 @@ const DEFAULT_GAMES: u64 = 100;
 /// at 5% error rates in most cases, and the cap keeps a hopeless test
 /// (elo0 and elo1 a hair apart) from running for ever.
 const DEFAULT_SPRT_GAMES: u64 = 20_000;
+
+fn parse_order(text: &str) -> Result<OpeningOrder, String> {
+    text.parse()
+}
 
 /// Arguments of `mancala match`.
 #[derive(Args, Debug)]
@@ -56,8 +62,17 @@ pub struct MatchArgs {
     #[arg(long, short, value_parser = crate::parse_threads)]
     threads: Option<usize>,
     /// Start each pair of games from a random opening of this many moves.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "openings")]
     opening_plies: u32,
+    /// Start the pairs of games from the openings of this file, one per
+    /// line: a position in the project's notation, or moves from the start
+    /// (`3 6 2`); `#` comments. The first pair plays the first line.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// The order of the --openings file's lines: sequential, or random
+    /// (shuffled by --seed).
+    #[arg(long, value_name = "ORDER", requires = "openings", value_parser = parse_order)]
+    openings_order: Option<OpeningOrder>,
     /// Play pairs of games until a sequential probability ratio test
     /// (GSPRT on the pairs' pentanomial counts, logistic Elo of A over B)
     /// accepts H0 (elo0) or H1 (elo1), e.g.
@@ -191,13 +206,25 @@ fn play_match<G: Game>(
     // The openings and schedule of a fixed match of `plan.games` games,
     // also with an SPRT: its games are then exactly the first pairs of
     // that match (same ids, openings and seeds).
-    let openings = random_openings(
-        game,
-        plan.games.div_ceil(2) as usize,
-        args.opening_plies,
-        args.seed,
-    )
-    .map_err(|e| bad_input(format!("--opening-plies: {e}")))?;
+    let openings = match &args.openings {
+        Some(file) => crate::tournament::load_openings(
+            game,
+            file,
+            args.openings_order.unwrap_or_default(),
+            args.seed,
+        )
+        .map_err(|e| bad_input(format!("--openings: {e}")))?,
+        None => random_openings(
+            game,
+            plan.games.div_ceil(2) as usize,
+            args.opening_plies,
+            args.seed,
+        )
+        .map_err(|e| bad_input(format!("--opening-plies: {e}")))?
+        .into_iter()
+        .map(Opening::from)
+        .collect(),
+    };
     let games = schedule(
         &pairs(Format::RoundRobin, 2),
         plan.games as u32,

@@ -11,6 +11,7 @@ use anyhow::Result;
 use clap::Args;
 use mancala_arena::identity::Identity;
 use mancala_arena::merge::{read_identity, shard_identity, ShardStamp};
+use mancala_arena::openings::{self, read_openings, Opening, OpeningOrder, OpeningsError};
 use mancala_arena::runner::AgentFactory;
 use mancala_arena::{
     pairs, random_openings, schedule, summarize, write_moves, write_summary, Arena, EncodedRecord,
@@ -77,6 +78,19 @@ fn parse_shard(text: &str) -> Result<ShardArg, String> {
 /// Environment variables that mean a run is one task of a job array.
 const ARRAY_VARIABLES: &[&str] = &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"];
 
+/// The openings of `file` for `game`, in `order` (shuffled by `seed`).
+///
+/// # Errors
+/// The file cannot be read, or a line is not an opening of the game.
+pub fn load_openings<G: Game>(
+    game: &G,
+    file: &Path,
+    order: OpeningOrder,
+    seed: u64,
+) -> Result<Vec<Opening<G::State>>, OpeningsError> {
+    Ok(openings::ordered(read_openings(game, file)?, order, seed))
+}
+
 /// Everything a run derives from its config: the plan, the arena that
 /// plays (or checks) its games, and the tournament's identity.
 pub struct Prepared<'a, G: Game> {
@@ -105,19 +119,30 @@ pub fn prepare<'a, G: Game>(
 ) -> Result<Prepared<'a, G>> {
     let names = config.agent_names();
     let format = config.format().map_err(bad_input)?;
-    let openings = random_openings(
-        game,
-        config.opening_count(),
-        config.openings.plies,
-        config.seed,
-    )
-    .map_err(|e| bad_input(format!("{origin}: key `openings.plies`: {e}")))?;
+    let openings = match &config.openings.file {
+        Some(file) => {
+            let order = config.openings.order().map_err(bad_input)?;
+            load_openings(game, file, order, config.seed)
+                .map_err(|e| bad_input(format!("{origin}: key `openings.file`: {e}")))?
+        }
+        None => random_openings(
+            game,
+            config.opening_count(),
+            config.openings.plies,
+            config.seed,
+        )
+        .map_err(|e| bad_input(format!("{origin}: key `openings.plies`: {e}")))?
+        .into_iter()
+        .map(Opening::from)
+        .collect(),
+    };
     let plan = schedule(
         &pairs(format, names.len()),
         config.games_per_pair,
         openings.len(),
     );
-    let identity = Identity::new(config, &spec.to_string(), &specs);
+    let identity = Identity::new(config, &spec.to_string(), &specs)
+        .with_openings(openings.len(), openings::digest(&openings));
     let move_timeout = match &config.move_timeout {
         Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
         None => None,

@@ -12,6 +12,7 @@ mod golden;
 mod hardening;
 mod inputs;
 mod neural;
+mod openings;
 mod play;
 mod report;
 mod shard;

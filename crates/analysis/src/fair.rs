@@ -59,6 +59,30 @@ pub struct FairStart {
     pub change: String,
 }
 
+/// The fair starts of `report` as an openings file (see
+/// `mancala_arena::openings`): a comment saying what they are, then one
+/// position per line with its change from the standard start, so that a
+/// tournament can start every game from a position worth exactly 0.
+pub fn openings_text(report: &FairReport) -> String {
+    let mut text = format!(
+        "# Fair starts of {}: the standard start with one or two seeds moved, each worth\n\
+         # exactly 0 for the first player with perfect play (mancala analyze fair).\n\
+         # {} positions; one opening per line, for `[openings] file` or `match --openings`.\n",
+        report.game,
+        report.fair.len()
+    );
+    if report.unsolved > 0 {
+        text.push_str(&format!(
+            "# {} candidates were not solved within the budget: there may be more.\n",
+            report.unsolved
+        ));
+    }
+    for start in &report.fair {
+        text.push_str(&format!("{}  # {}\n", start.position, start.change));
+    }
+    text
+}
+
 /// What `mancala analyze fair --json` writes: the seed moves searched and
 /// a report per rule set.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -577,7 +577,7 @@ fn play_cell<G: Game>(
         game,
         game_spec: spec.to_string(),
         players,
-        openings: vec![Vec::new()],
+        openings: vec![mancala_arena::Opening::default()],
         options: RunOptions {
             threads: threads.clamp(1, planned.len().max(1)),
             seed,

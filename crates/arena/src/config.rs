@@ -15,6 +15,8 @@
 //! [openings]
 //! plies = 4                      # 0: every game from the start position
 //! count = 10                     # optional: default games_per_pair / 2
+//! # file = "openings/kalah-6-4-fair-empty-capture.txt"  # instead of plies: a suite, one per line
+//! # order = "random"             # with a file: "sequential" (default) or "random" (seeded)
 //!
 //! [ratings]
 //! anchor = "random"              # optional: an agent's name fixed at 0 Elo; default the mean
@@ -44,6 +46,7 @@ use thiserror::Error;
 
 use mancala_core::spec::truncate_input;
 
+use crate::openings::OpeningOrder;
 use crate::schedule::{pair_count, Format};
 
 /// Most games one tournament or match may plan. The schedule and the
@@ -255,6 +258,28 @@ pub struct OpeningsConfig {
     /// How many different openings (default: one per pair of games).
     #[serde(default)]
     pub count: Option<u32>,
+    /// An openings file instead of random moves: one opening per line, a
+    /// position or moves from the start (see [`crate::openings`]); a
+    /// relative path is taken from the working directory, as engine
+    /// commands are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// With a file: `sequential` (the file's order) or `random` (shuffled
+    /// by the seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+}
+
+impl OpeningsConfig {
+    /// The order of a file's openings (sequential unless said).
+    ///
+    /// # Errors
+    /// The message for an order that is neither.
+    pub fn order(&self) -> Result<OpeningOrder, String> {
+        self.order
+            .as_deref()
+            .map_or(Ok(OpeningOrder::Sequential), str::parse)
+    }
 }
 
 /// The `[ratings]` table.
@@ -429,6 +454,27 @@ impl TournamentConfig {
             ));
         }
         let used_openings = self.games_per_pair.div_ceil(2);
+        if self.openings.file.is_some() {
+            for (key, given) in [
+                ("openings.plies", self.openings.plies > 0),
+                ("openings.count", self.openings.count.is_some()),
+            ] {
+                if given {
+                    return Err(invalid(
+                        key,
+                        "an openings file gives the openings: remove it or `openings.file`".into(),
+                    ));
+                }
+            }
+        } else if self.openings.order.is_some() {
+            return Err(invalid(
+                "openings.order",
+                "orders the lines of an openings file: set `openings.file` too".into(),
+            ));
+        }
+        self.openings
+            .order()
+            .map_err(|e| invalid("openings.order", e))?;
         if let Some(count) = self.openings.count {
             if count == 0 || count > used_openings {
                 return Err(invalid(
@@ -695,6 +741,35 @@ spec = "greedy"
         assert!(e.contains("seed"), "{e}");
         let e = error_of(&GOOD.replace("[[agents]]\nname = \"g\"\nspec = \"greedy\"\n", ""));
         assert!(e.contains("at least 2 agents"), "{e}");
+    }
+
+    #[test]
+    fn an_openings_file_is_the_only_source_of_openings() {
+        let file = GOOD.replace("plies = 2", "file = \"s.txt\"\norder = \"random\"");
+        let c = TournamentConfig::parse(&file, "t.toml").unwrap();
+        assert_eq!(c.openings.file, Some(PathBuf::from("s.txt")));
+        assert_eq!(c.openings.order(), Ok(OpeningOrder::Random));
+        for (replace, says) in [
+            (
+                "plies = 2\nfile = \"s.txt\"",
+                "key `openings.plies`: an openings file",
+            ),
+            (
+                "count = 1\nfile = \"s.txt\"",
+                "key `openings.count`: an openings file",
+            ),
+            (
+                "plies = 2\norder = \"random\"",
+                "key `openings.order`: orders the lines",
+            ),
+            (
+                "file = \"s.txt\"\norder = \"shuffled\"",
+                "sequential or random",
+            ),
+        ] {
+            let e = error_of(&GOOD.replace("plies = 2", replace));
+            assert!(e.contains(says), "{replace}: {e}");
+        }
     }
 
     const ENGINE: &str = "[[agents]]\nname = \"py\"\ncommand = [\"python3\", \"my bot.py\"]\n\

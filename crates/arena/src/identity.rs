@@ -43,6 +43,15 @@ pub struct Identity {
     seed: u64,
     opening_plies: u32,
     opening_count: usize,
+    /// An openings file: the path as the config wrote it, the order, and
+    /// a digest of the openings it held ([`crate::openings::digest`]), so
+    /// that a resumed run notices an edited file. Left out without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    openings_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    openings_order: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    openings_digest: Option<String>,
     move_timeout: Option<String>,
     /// Left out when there is no clock, so that folders of tournaments
     /// without one read as before.
@@ -66,6 +75,13 @@ impl Identity {
             seed: config.seed,
             opening_plies: config.openings.plies,
             opening_count: config.opening_count(),
+            openings_file: config
+                .openings
+                .file
+                .as_ref()
+                .map(|f| f.display().to_string()),
+            openings_order: config.openings.order.clone(),
+            openings_digest: None,
             move_timeout: config.move_timeout.clone(),
             time_control: config.time_control.clone(),
             time_margin: config.time_margin.clone(),
@@ -89,6 +105,16 @@ impl Identity {
     /// As written to `tournament.json`.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("an identity serialises")
+    }
+
+    /// The identity of a tournament whose openings file held `count`
+    /// openings with this `digest`: both are part of what it plays.
+    pub fn with_openings(mut self, count: usize, digest: String) -> Identity {
+        if self.openings_file.is_some() {
+            self.opening_count = count;
+            self.openings_digest = Some(digest);
+        }
+        self
     }
 
     /// The tournament's name.
@@ -117,7 +143,10 @@ impl Identity {
             "move_timeout": self.move_timeout,
             "time_control": self.time_control,
             "time_margin": self.time_margin,
-            "openings": {"plies": self.opening_plies, "count": self.opening_count},
+            "openings": match &self.openings_file {
+                None => serde_json::json!({"plies": self.opening_plies, "count": self.opening_count}),
+                Some(file) => serde_json::json!({"file": file, "order": self.openings_order}),
+            },
             "ratings": {"anchor": anchor},
             "agents": self.agents.iter()
                 .map(|(name, spec)| serde_json::json!({"name": name, "spec": spec}))

@@ -715,6 +715,7 @@ mod tests {
             agents: ["random".into(), "greedy".into()],
             seats: [0, 1],
             seed: 1,
+            start: None,
             opening_moves: String::new(),
             moves: "1 2".into(),
             scores: [24, 24],

@@ -16,7 +16,7 @@ use crate::record::{GameRecord, MoveSearch};
 /// included; `None` when the moves do not replay in `game` (a record of
 /// another game, or a corrupt one).
 pub fn movers<G: Game>(game: &G, record: &GameRecord) -> Option<Vec<u8>> {
-    let mut state = game.start();
+    let mut state = record.start_state(game).ok()?;
     let mut seats = Vec::with_capacity(record.plies as usize);
     for token in record.moves.split_whitespace() {
         let mv = Move::parse_human(token).ok()?;

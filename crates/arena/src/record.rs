@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use mancala_agents::{SearchInfo, SearchKind};
+use mancala_core::Game;
 use serde::{Deserialize, Serialize};
 
 /// A finished game.
@@ -27,6 +28,11 @@ pub struct GameRecord {
     pub seats: [usize; 2],
     /// The game's seed (agents get streams derived from it).
     pub seed: u64,
+    /// The position the game started from, in the project's notation,
+    /// when its opening was a position (an openings file's line); `None`:
+    /// the rules' start. `moves` are played from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
     /// The opening's moves, as people write them (`3 6 1 swap`).
     pub opening_moves: String,
     /// Every move of the game, the opening's included, as people write
@@ -165,6 +171,20 @@ impl GameRecord {
     /// Whether an agent failed and forfeited, or lost on time.
     pub fn is_forfeit(&self) -> bool {
         self.error.is_some()
+    }
+
+    /// The position the game's `moves` are played from: its `start`, or
+    /// the rules' start.
+    ///
+    /// # Errors
+    /// Why `start` is not a position of `game`.
+    pub fn start_state<G: Game>(&self, game: &G) -> Result<G::State, String> {
+        match &self.start {
+            None => Ok(game.start()),
+            Some(text) => game
+                .parse_position(text)
+                .map_err(|e| format!("its start position '{text}': {e}")),
+        }
     }
 
     /// The seat that lost the game on time, if one did.

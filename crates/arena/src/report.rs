@@ -523,6 +523,7 @@ mod tests {
                     agents: ["random".into(), "random".into()],
                     seats: g.seats,
                     seed: g.id,
+                    start: None,
                     opening_moves: String::new(),
                     moves: String::new(),
                     scores: [0, 0],

@@ -11,6 +11,7 @@ use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
 use crate::moves::{MoveStats, MoveTable};
+use crate::openings::Opening;
 use crate::record::{GameRecord, MoveSearch};
 use crate::schedule::ScheduledGame;
 use crate::ArenaError;
@@ -85,7 +86,7 @@ struct Played {
 fn play_one<G: Game>(
     game: &G,
     seats: [&mut Seat<G>; 2],
-    opening: &[Move],
+    opening: &Opening<G::State>,
     seed: u64,
     options: &RunOptions,
     stop: &AtomicBool,
@@ -98,7 +99,7 @@ fn play_one<G: Game>(
     for (index, seat) in seats.iter_mut().enumerate() {
         seat.new_game(derive_seed(seed, index as u64));
     }
-    let mut state = game.start();
+    let mut state = opening.start_state(game);
     let mut trace = Trace {
         moves: Vec::with_capacity(128),
         move_us: Vec::with_capacity(128),
@@ -106,7 +107,7 @@ fn play_one<G: Game>(
         search: Vec::new(),
         stats: Default::default(),
     };
-    for &mv in opening {
+    for &mv in &opening.moves {
         game.try_play(&mut state, mv)
             .map_err(|e| ArenaError::Opening(e.to_string()))?;
         trace.moves.push(mv);
@@ -269,8 +270,8 @@ pub struct Arena<'a, G: Game> {
     pub game_spec: String,
     /// Who plays.
     pub players: Players<'a, G>,
-    /// Opening move lists, indexed by [`ScheduledGame::opening`].
-    pub openings: Vec<Vec<Move>>,
+    /// Openings, indexed by [`ScheduledGame::opening`].
+    pub openings: Vec<Opening<G::State>>,
     /// Threads, seed, time limit.
     pub options: RunOptions,
 }
@@ -352,12 +353,18 @@ impl<G: Game> Arena<'_, G> {
         )?;
         let opening = &self.openings[planned.opening as usize];
         expect(
+            "the start position",
+            format!("{:?}", r.start),
+            format!("{:?}", opening.start_text()),
+        )?;
+        expect(
             "the opening",
             format!("'{}'", r.opening_moves),
-            format!("'{}'", human_moves(opening)),
+            format!("'{}'", human_moves(&opening.moves)),
         )?;
+        let opening = &opening.moves;
 
-        let mut state = game.start();
+        let mut state = self.openings[planned.opening as usize].start_state(game);
         let mut moves = Vec::new();
         for (k, token) in r.moves.split_whitespace().enumerate() {
             let mv: Move = token
@@ -556,7 +563,10 @@ fn run_games<G: Game>(
                 agents: [players.specs[i].clone(), players.specs[j].clone()],
                 seats: g.seats,
                 seed,
-                opening_moves: human_moves(&openings[g.opening as usize]),
+                start: openings[g.opening as usize]
+                    .start_text()
+                    .map(str::to_string),
+                opening_moves: human_moves(&openings[g.opening as usize].moves),
                 plies: played.trace.moves.len() as u32,
                 moves: human_moves(&played.trace.moves),
                 scores: played.scores,

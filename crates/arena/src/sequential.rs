@@ -140,7 +140,11 @@ mod tests {
             .iter()
             .map(|s| s.parse().unwrap())
             .collect();
-        let openings = random_openings(&game, 200, 2, 5).unwrap();
+        let openings: Vec<crate::Opening<_>> = random_openings(&game, 200, 2, 5)
+            .unwrap()
+            .into_iter()
+            .map(Into::into)
+            .collect();
         let games = schedule(&pairs(Format::RoundRobin, 2), 400, openings.len());
         let arena = Arena {
             game: &game,

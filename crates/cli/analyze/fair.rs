@@ -2,10 +2,12 @@
 //! the standard one whose perfect-play value is 0 (Neller's FairKalah;
 //! the search is `mancala_analysis::fair`).
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use mancala_agents::parse_duration;
-use mancala_analysis::fair::{fair_starts, FairDocument, FairOptions, FairReport};
+use mancala_analysis::fair::{fair_starts, openings_text, FairDocument, FairOptions, FairReport};
 use mancala_core::GameSpec;
 
 use super::cli_error;
@@ -60,6 +62,12 @@ pub struct FairArgs {
     /// MTD(f): about half the time on Kalah(6,4).
     #[arg(long)]
     values: bool,
+    /// Also write the fair starts found as an openings file (one position
+    /// per line, for a tournament's `[openings] file` or `match
+    /// --openings`); one rule set at a time: with --capture standard or
+    /// --capture empty.
+    #[arg(long, value_name = "FILE")]
+    openings_out: Option<PathBuf>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -76,6 +84,12 @@ pub fn run(args: &FairArgs) -> Result<()> {
             "--game: fair starts need the solver, which plays Kalah only; not {spec}"
         )));
     };
+    if args.openings_out.is_some() && args.capture == Capture::Both {
+        return Err(bad_input(
+            "--openings-out writes the fair starts of one rule set: add --capture standard or \
+             --capture empty",
+        ));
+    }
     let budget = match &args.budget {
         None => None,
         Some(t) => {
@@ -101,6 +115,11 @@ pub fn run(args: &FairArgs) -> Result<()> {
     let progress = AnalysisProgress::new(args.json);
     let (reports, interrupted) =
         fair_starts(&options, &progress, crate::stop_flag()).map_err(cli_error)?;
+    // One rule set (checked above): its fair starts as an opening suite.
+    let suite = match reports.as_slice() {
+        [report] => Some((openings_text(report), report.fair.len())),
+        _ => None,
+    };
     if args.json {
         // Through a JSON value: its keys sorted, as they always were.
         let doc = FairDocument {
@@ -115,6 +134,13 @@ pub fn run(args: &FairArgs) -> Result<()> {
     }
     if interrupted {
         return Err(anyhow::Error::new(Interrupted));
+    }
+    if let (Some(path), Some((text, count))) = (&args.openings_out, suite) {
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        if !args.json {
+            println!("openings: {} ({count} positions)", path.display());
+        }
     }
     Ok(())
 }

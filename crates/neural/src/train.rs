@@ -739,7 +739,10 @@ impl<G: Game> Trainer<'_, G> {
             games.div_ceil(2) as usize,
             self.config.eval_opening_plies,
             seed,
-        )?;
+        )?
+        .into_iter()
+        .map(mancala_arena::Opening::from)
+        .collect::<Vec<_>>();
         let plan = schedule(&pairs(Format::RoundRobin, 2), games, openings.len());
         let arena = Arena {
             game,

@@ -188,11 +188,28 @@ fn config_toml(config: &TournamentConfig) -> String {
     if let Some(timeout) = &config.move_timeout {
         out.push_str(&format!("move_timeout = {}\n", toml_string(timeout)));
     }
-    out.push_str(&format!(
-        "\n[openings]\nplies = {}\ncount = {}\n",
-        config.openings.plies,
-        config.opening_count()
-    ));
+    if let Some(tc) = &config.time_control {
+        out.push_str(&format!("time_control = {}\n", toml_string(tc)));
+    }
+    if let Some(margin) = &config.time_margin {
+        out.push_str(&format!("time_margin = {}\n", toml_string(margin)));
+    }
+    match &config.openings.file {
+        Some(file) => {
+            out.push_str(&format!(
+                "\n[openings]\nfile = {}\n",
+                toml_string(&file.display().to_string())
+            ));
+            if let Some(order) = &config.openings.order {
+                out.push_str(&format!("order = {}\n", toml_string(order)));
+            }
+        }
+        None => out.push_str(&format!(
+            "\n[openings]\nplies = {}\ncount = {}\n",
+            config.openings.plies,
+            config.opening_count()
+        )),
+    }
     if let Some(anchor) = &config.ratings.anchor {
         out.push_str(&format!("\n[ratings]\nanchor = {}\n", toml_string(anchor)));
     }
@@ -265,12 +282,22 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
         fact("Seed", config.seed.to_string());
         fact(
             "Openings",
-            format!(
-                "{} random moves, {} distinct openings, each played with both seatings",
-                config.openings.plies,
-                config.opening_count()
-            ),
+            match &config.openings.file {
+                Some(file) => format!(
+                    "the lines of {} ({} order), each played with both seatings",
+                    file.display(),
+                    config.openings.order.as_deref().unwrap_or("sequential")
+                ),
+                None => format!(
+                    "{} random moves, {} distinct openings, each played with both seatings",
+                    config.openings.plies,
+                    config.opening_count()
+                ),
+            },
         );
+        if let Some(tc) = &config.time_control {
+            fact("Time control", tc.clone());
+        }
         if let Some(timeout) = &config.move_timeout {
             fact("Move timeout", timeout.clone());
         }

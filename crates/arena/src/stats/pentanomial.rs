@@ -330,6 +330,7 @@ mod tests {
             agents: ["a".into(), "b".into()],
             seats,
             seed: 0,
+            start: None,
             opening_moves: String::new(),
             moves: String::new(),
             scores: [0, 0],

@@ -81,7 +81,7 @@ fn play(
                 }
             }),
         },
-        openings: vec![Vec::new()],
+        openings: vec![mancala_arena::Opening::default()],
         options: RunOptions {
             threads: 1,
             seed: 1,

@@ -124,7 +124,7 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
                 }
             }),
         },
-        openings: vec![Vec::new()],
+        openings: vec![mancala_arena::Opening::default()],
         options: RunOptions {
             threads: 2,
             seed: 1,

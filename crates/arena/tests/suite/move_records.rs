@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use mancala_agents::{AgentSpec, TimeControl};
 use mancala_arena::{
     movers, pairs, schedule, timeless_json, Arena, Format, GameRecord, MoveSearch, MoveTable,
-    Players, RunOptions, ScheduledGame, DEFAULT_TIME_MARGIN,
+    Opening, Players, RunOptions, ScheduledGame, DEFAULT_TIME_MARGIN,
 };
 use mancala_core::{Game, KalahRules};
 
@@ -25,7 +25,7 @@ fn arena<'a>(game: &'a KalahRules, threads: usize, control: Option<&str>) -> Are
             factory: Box::new(move |i| specs[i].build::<KalahRules>()),
         },
         // A free move first: the opening's moves are nobody's.
-        openings: vec![vec![], vec!["3".parse().unwrap()]],
+        openings: vec![Opening::default(), vec!["3".parse().unwrap()].into()],
         options: RunOptions {
             threads,
             seed: 11,

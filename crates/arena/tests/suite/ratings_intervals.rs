@@ -300,6 +300,7 @@ fn record(
         agents: ["random".into(), "random".into()],
         seats,
         seed: id,
+        start: None,
         opening_moves: String::new(),
         moves: String::new(),
         scores: [0, 0],

@@ -1,0 +1,318 @@
+//! Opening suites: a tournament or match started from the lines of a file
+//! (positions and move lists), every bad line refused before any game, the
+//! fair starts `analyze fair --openings-out` writes, and the suites shipped
+//! in `openings/`.
+
+use std::fs;
+use std::path::Path;
+
+use mancala_analysis::fair::{openings_text, FairDocument};
+use mancala_arena::openings::read_openings;
+use mancala_core::{with_game, GameSpec};
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::util::{mancala, ok, path, read_json, refused, stdout, tournament, write_config};
+
+/// Two positions of Kalah(4,3) and a move list (its first move sows into
+/// the store, so the same player moves again).
+const SUITE: &str = "\
+# a small suite
+4,3,3,2/3,3,3,3/0,0/0   # pit 1 +1, pit 4 -1
+3,3,3,3/3,3,3,2/0,1/1   # player 1 to move
+
+2 1
+";
+
+fn config(file: &Path, order: &str) -> String {
+    format!(
+        r#"
+name = "suite"
+game = "kalah:pits=4,seeds=3"
+games_per_pair = 6
+seed = 3
+
+[openings]
+file = "{}"
+{order}
+
+[[agents]]
+spec = "random"
+
+[[agents]]
+spec = "greedy"
+"#,
+        file.display()
+    )
+}
+
+fn records(dir: &Path) -> Vec<Value> {
+    fs::read_to_string(dir.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_tournament_plays_each_line_of_its_file_with_both_seatings() {
+    let tmp = TempDir::new().unwrap();
+    let suite = tmp.path().join("suite.txt");
+    fs::write(&suite, SUITE).unwrap();
+    let cfg = write_config(tmp.path(), "suite.toml", &config(&suite, ""));
+    let out = tmp.path().join("out");
+    let run = tournament(&cfg, &out, &["--threads", "2"]);
+    assert!(run.status.success(), "{}", crate::util::show(&run));
+    let games = records(&out);
+    assert_eq!(games.len(), 6);
+    let starts = [
+        Some("4,3,3,2/3,3,3,3/0,0/0"),
+        Some("3,3,3,3/3,3,3,2/0,1/1"),
+        None,
+    ];
+    for g in &games {
+        let k = g["opening"].as_u64().unwrap() as usize;
+        // The first pair plays the first line, and so on, in file order.
+        assert_eq!(k as u64, g["round"].as_u64().unwrap() / 2, "{g}");
+        assert_eq!(g["start"].as_str(), starts[k], "{g}");
+        let opening = if k == 2 { "2 1" } else { "" };
+        assert_eq!(g["opening_moves"], opening, "{g}");
+        assert!(g["moves"].as_str().unwrap().starts_with(opening), "{g}");
+    }
+    // Each opening once with each seating.
+    for k in 0..3 {
+        let seats: Vec<&Value> = games
+            .iter()
+            .filter(|g| g["opening"] == k)
+            .map(|g| &g["seats"])
+            .collect();
+        assert_eq!(seats.len(), 2);
+        assert_ne!(seats[0], seats[1]);
+    }
+    // A game from a position replays from it, to its recorded result.
+    let from_position = games.iter().find(|g| g["opening"] == 1).unwrap();
+    let id = from_position["id"].to_string();
+    let lines = stdout(&ok(&[
+        "replay",
+        "--from",
+        path(&out),
+        "--id",
+        &id,
+        "--json",
+    ]));
+    let last: Value = serde_json::from_str(lines.lines().last().unwrap()).unwrap();
+    assert_eq!(last["final_scores"], from_position["scores"]);
+    let shown = stdout(&ok(&["replay", "--from", path(&out), "--id", &id]));
+    assert!(
+        shown.contains("from the position 3,3,3,3/3,3,3,2/0,1/1"),
+        "{shown}"
+    );
+    // The identity names the file and what it held.
+    let identity = read_json(&out.join("tournament.json"));
+    assert_eq!(identity["opening_count"], 3);
+    assert!(identity["openings_digest"].is_string(), "{identity}");
+
+    // Run again: nothing to play. Edit the file: the folder is another
+    // tournament's, and the run says so before playing anything.
+    let again = tournament(&cfg, &out, &[]);
+    assert!(again.status.success(), "{}", crate::util::show(&again));
+    fs::write(&suite, SUITE.replace("2 1", "2 3")).unwrap();
+    let e = refused(&tournament(&cfg, &out, &[]));
+    assert!(e.contains("openings_digest"), "{e}");
+}
+
+#[test]
+fn a_random_order_is_seeded_and_plays_the_same_lines() {
+    let tmp = TempDir::new().unwrap();
+    let suite = tmp.path().join("suite.txt");
+    // Pit 2 of the start keeps the turn: "2 2" would be illegal.
+    let lines: String = [1, 3, 4]
+        .into_iter()
+        .flat_map(|a| (1..=4).map(move |b| format!("{a} {b}\n")))
+        .collect();
+    fs::write(&suite, &lines).unwrap();
+    let played = |order: &str, name: &str| -> Vec<String> {
+        let cfg = write_config(tmp.path(), &format!("{name}.toml"), &config(&suite, order));
+        let out = tmp.path().join(name);
+        let run = tournament(&cfg, &out, &[]);
+        assert!(run.status.success(), "{}", crate::util::show(&run));
+        records(&out)
+            .iter()
+            .filter(|g| g["seats"][0] == 0)
+            .map(|g| g["opening_moves"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let sequential = played("", "seq");
+    assert_eq!(sequential, ["1 1", "1 2", "1 3"]);
+    let random = played("order = \"random\"", "rnd");
+    assert_eq!(random, played("order = \"random\"", "rnd2"));
+    assert_ne!(random, sequential);
+    assert!(
+        random.iter().all(|o| lines.contains(o.as_str())),
+        "{random:?}"
+    );
+}
+
+#[test]
+fn a_bad_openings_file_is_refused_before_any_game() {
+    let tmp = TempDir::new().unwrap();
+    let suite = tmp.path().join("bad.txt");
+    fs::write(&suite, "3 1\n# fine so far\n3 9\n").unwrap();
+    let cfg = write_config(tmp.path(), "bad.toml", &config(&suite, ""));
+    let out = tmp.path().join("out");
+    let e = refused(&tournament(&cfg, &out, &[]));
+    assert!(
+        e.contains("key `openings.file`") && e.contains("bad.txt, line 3: move 2 ('9')"),
+        "{e}"
+    );
+    assert!(!out.join("games.jsonl").exists());
+    // A missing file, and keys that contradict a file.
+    let missing = tmp.path().join("none.txt");
+    let cfg = write_config(tmp.path(), "none.toml", &config(&missing, ""));
+    let e = refused(&tournament(&cfg, &out, &[]));
+    assert!(
+        e.contains("cannot read the openings file") && e.contains("none.txt"),
+        "{e}"
+    );
+    let cfg = write_config(tmp.path(), "both.toml", &config(&suite, "plies = 2"));
+    let e = refused(&tournament(&cfg, &out, &[]));
+    assert!(e.contains("openings.plies"), "{e}");
+    let cfg = write_config(
+        tmp.path(),
+        "order.toml",
+        &config(&suite, "order = \"shuffled\""),
+    );
+    let e = refused(&tournament(&cfg, &out, &[]));
+    assert!(e.contains("sequential or random"), "{e}");
+    // The same from `match`.
+    let e = refused(&mancala(&[
+        "match",
+        "random",
+        "greedy",
+        "--game",
+        "kalah:pits=4,seeds=3",
+        "--openings",
+        path(&suite),
+    ]));
+    assert!(e.contains("--openings: ") && e.contains("line 3"), "{e}");
+}
+
+#[test]
+fn a_match_starts_from_the_lines_of_a_file() {
+    let tmp = TempDir::new().unwrap();
+    let suite = tmp.path().join("suite.txt");
+    fs::write(&suite, SUITE).unwrap();
+    let args = [
+        "match",
+        "greedy",
+        "random",
+        "--game",
+        "kalah:pits=4,seeds=3",
+        "--games",
+        "6",
+        "--openings",
+        path(&suite),
+        "--json",
+    ];
+    let a: Value = serde_json::from_str(&stdout(&ok(&args))).unwrap();
+    assert_eq!(a["games"], 6);
+    assert_eq!(a["pairs"], 3);
+    // Other openings, other games; --opening-plies beside a file is refused.
+    let other = tmp.path().join("other.txt");
+    fs::write(&other, "1\n2\n3\n").unwrap();
+    let mut b_args = args;
+    b_args[8] = path(&other);
+    let b: Value = serde_json::from_str(&stdout(&ok(&b_args))).unwrap();
+    assert_ne!(
+        (&a["a_wdl"], &a["a_mean_margin"]),
+        (&b["a_wdl"], &b["a_mean_margin"])
+    );
+    refused(&mancala(&[
+        "match",
+        "greedy",
+        "random",
+        "--openings",
+        path(&suite),
+        "--opening-plies",
+        "2",
+    ]));
+}
+
+#[test]
+fn analyze_fair_writes_its_fair_starts_as_an_openings_file() {
+    let tmp = TempDir::new().unwrap();
+    let file = tmp.path().join("fair.txt");
+    let game = "kalah:pits=4,seeds=3";
+    let json = stdout(&ok(&[
+        "analyze",
+        "fair",
+        "--game",
+        game,
+        "--capture",
+        "empty",
+        "--db-seeds",
+        "0",
+        "--openings-out",
+        path(&file),
+        "--json",
+    ]));
+    let doc: FairDocument = serde_json::from_str(&json).unwrap();
+    let [report] = doc.rule_sets.as_slice() else {
+        panic!("{json}")
+    };
+    assert!(!report.fair.is_empty());
+    let text = fs::read_to_string(&file).unwrap();
+    assert_eq!(text, openings_text(report));
+    // Every line is an opening of those rules, the positions in order.
+    let rules: GameSpec = format!("{game},empty_capture=true").parse().unwrap();
+    with_game!(&rules, g => {
+        let openings = read_openings(g, &file).unwrap();
+        let starts: Vec<&str> = openings.iter().map(|o| o.start_text().unwrap()).collect();
+        let fair: Vec<&str> = report.fair.iter().map(|f| f.position.as_str()).collect();
+        assert_eq!(starts, fair);
+    });
+    let e = refused(&mancala(&[
+        "analyze",
+        "fair",
+        "--game",
+        game,
+        "--openings-out",
+        path(&file),
+    ]));
+    assert!(e.contains("--capture standard or --capture empty"), "{e}");
+}
+
+#[test]
+fn the_shipped_suites_are_the_fair_starts_of_the_committed_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (result, suite, spec, count) in [
+        (
+            "kalah-6-4-empty-capture.json",
+            "kalah-6-4-fair-empty-capture.txt",
+            "kalah:empty_capture=true",
+            254,
+        ),
+        (
+            "kalah-6-4-standard.json",
+            "kalah-6-4-fair-standard.txt",
+            "kalah",
+            323,
+        ),
+    ] {
+        let doc: FairDocument =
+            serde_json::from_value(read_json(&root.join("results/fair").join(result))).unwrap();
+        let [report] = doc.rule_sets.as_slice() else {
+            panic!("{result}")
+        };
+        let path = root.join("openings").join(suite);
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            openings_text(report),
+            "{suite}"
+        );
+        let rules: GameSpec = spec.parse().unwrap();
+        with_game!(&rules, g => {
+            assert_eq!(read_openings(g, &path).unwrap().len(), count, "{suite}");
+        });
+    }
+}
