@@ -126,8 +126,7 @@ fn find_game(dir: &Path, id: u64) -> Result<GameRecord> {
 /// What was recorded of move `ply` of `record`, in words: its time, the
 /// mover's clock after it, and the agent's search.
 fn move_notes(record: &GameRecord, ply: usize) -> Option<String> {
-    let opening = record.plies as usize - record.move_us.len();
-    let k = ply.checked_sub(opening + 1)?;
+    let k = record.timed_index(ply)?;
     let mut parts = vec![format!("{:.1} ms", *record.move_us.get(k)? as f64 / 1000.0)];
     if let Some(clock) = record.clock_ms.get(k) {
         parts.push(format!("clock {:.2} s", *clock as f64 / 1000.0));
@@ -247,13 +246,12 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>
                 line["round_first"] = json!(round.first.index());
             }
             if let Some(r) = record {
-                let opening = r.plies as usize - r.move_us.len();
-                if let Some(us) = ply.checked_sub(opening + 1).and_then(|k| r.move_us.get(k)) {
-                    line["move_us"] = json!(us);
+                if let Some(k) = r.timed_index(ply) {
+                    line["move_us"] = json!(r.move_us[k]);
                     line["player"] = json!(r.players[mover.index()]);
-                }
-                if let Some(c) = ply.checked_sub(opening + 1).and_then(|k| r.clock_ms.get(k)) {
-                    line["clock_ms"] = json!(c);
+                    if let Some(c) = r.clock_ms.get(k) {
+                        line["clock_ms"] = json!(c);
+                    }
                 }
                 if let Some(s) = r.search.iter().find(|s| s.ply as usize == ply) {
                     line["search"] = serde_json::to_value(s)?;

@@ -187,6 +187,14 @@ impl GameRecord {
         }
     }
 
+    /// The index in `move_us` (and `clock_ms`) of move `ply` (from 1, as
+    /// in `moves`); `None` for an opening's move or a ply not played.
+    pub fn timed_index(&self, ply: usize) -> Option<usize> {
+        let opening = (self.plies as usize).checked_sub(self.move_us.len())?;
+        ply.checked_sub(opening + 1)
+            .filter(|&k| k < self.move_us.len())
+    }
+
     /// The seat that lost the game on time, if one did.
     pub fn time_loser(&self) -> Option<usize> {
         if self.end != "time" {
