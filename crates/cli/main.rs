@@ -175,7 +175,8 @@ enum Command {
     /// Play against an agent in the terminal.
     Play(play::PlayArgs),
     /// Serve an agent over the engine protocol on stdin/stdout
-    /// (docs/engine-protocol.md), for other people's tools.
+    /// (docs/engine-protocol.md), for other people's tools; or check an
+    /// engine program against the protocol (`engine check -- CMD ARGS`).
     Engine(engine_cmd::EngineArgs),
     /// Solve a position of Kalah, single-round Congkak or a small Oware
     /// board: its exact value, every move's value and a principal

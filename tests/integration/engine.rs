@@ -799,3 +799,174 @@ fn the_engine_command_plans_with_the_clocks() {
     assert_eq!(r["time_losses"], serde_json::json!([0, 0]), "{r}");
     assert_eq!(r["forfeits"], 0, "{r}");
 }
+
+/// `mancala engine check` on `engine` (arguments after `--`), with a
+/// generous move time so that a loaded machine does not fail a check.
+fn check(pids: &Pids, games: &[&str], engine: &[&str]) -> (bool, String) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut args = vec![
+        "engine",
+        "check",
+        "--movetime",
+        "300ms",
+        "--handshake",
+        "5s",
+    ];
+    for game in games {
+        args.extend(["--game", game]);
+    }
+    args.push("--");
+    let engine: Vec<String> = engine.iter().map(|a| a.replace("ROOT", root)).collect();
+    args.extend(engine.iter().map(String::as_str));
+    let o = pids.mancala(&args);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    // Failing is exit 1 (not 2, a bad argument), with the count.
+    if !o.status.success() {
+        assert_eq!(o.status.code(), Some(1), "{out}\n{}", stderr(&o));
+        assert!(stderr(&o).contains("failed"), "{}", stderr(&o));
+    }
+    (o.status.success(), out)
+}
+
+/// The first failed check's line.
+fn first_failure(out: &str) -> &str {
+    out.lines()
+        .find(|l| l.starts_with("FAIL"))
+        .unwrap_or_else(|| panic!("no failed check in\n{out}"))
+}
+
+#[test]
+fn the_example_engine_and_a_served_agent_pass_every_check() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let (ok, out) = check(
+        &pids,
+        &[],
+        &["python3", "ROOT/examples/engines/greedy_kalah.py"],
+    );
+    assert!(ok, "{out}");
+    for expected in [
+        "pass  start: `id name greedy-kalah.py`",
+        "pass  setoption Seed value 0",
+        "pass  newgame kalah: accepted",
+        // It knows Kalah only, and says so as the protocol allows.
+        "pass  newgame oware: refused (`error",
+        "pass  positions (kalah): legal answers in 6 positions (the start, after an extra turn",
+        "pass  go movetime 300",
+        "pass  go depth 1",
+        "pass  go nodes 1000",
+        "pass  go wtime 1500 btime 1300 winc 20 binc 30:",
+        "pass  go wtime 1500 btime 1300 winc 20 binc 30 movestogo 5",
+        "pass  whole game (kalah:pits=4,seeds=3)",
+        "pass  next game (kalah:empty_capture=true)",
+        "pass  quit: exited",
+    ] {
+        assert!(out.contains(expected), "{expected}:\n{out}");
+    }
+    assert!(!out.contains("FAIL"), "{out}");
+    // This toolkit's own agent, served, plays every game offered: the
+    // pie rule's `swap` and the other families are checked too.
+    let bin = BIN.to_string();
+    let (ok, out) = check(&pids, &[], &[&bin, "engine", "minimax:depth=2"]);
+    assert!(ok, "{out}");
+    for expected in [
+        "pass  positions (kalah:pie=true): legal answers in 7 positions",
+        "after `swap`",
+        "pass  whole game (oware)",
+        "pass  whole game (congkak)",
+    ] {
+        assert!(out.contains(expected), "{expected}:\n{out}");
+    }
+}
+
+#[test]
+fn each_misbehaviour_fails_the_check_it_should() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let faulty = "ROOT/tests/engines/faulty_engine.py";
+    // Each mode turns bad at the engine's third `go`: the middle game of
+    // the position checks.
+    let at_third_go = "FAIL  positions (kalah): the middle game: ";
+    for (mode, failure) in [
+        (
+            "crash",
+            format!("{at_third_go}the engine exited while we waited for bestmove"),
+        ),
+        ("hang", format!("{at_third_go}no `bestmove` within 430 ms")),
+        (
+            "garbage",
+            format!("{at_third_go}garbage from the engine: `I think pit four is nice`"),
+        ),
+        (
+            "illegal",
+            format!("{at_third_go}`bestmove 1` is not legal here"),
+        ),
+        (
+            "silent",
+            "FAIL  start: no `mancalaok` within 5000 ms".to_string(),
+        ),
+        (
+            "refuse",
+            "FAIL  newgame kalah: refused (`error not today`), but this game was asked for"
+                .to_string(),
+        ),
+    ] {
+        let (ok, out) = check(&pids, &["kalah"], &["python3", faulty, mode]);
+        assert!(!ok, "{mode}: {out}");
+        assert!(first_failure(&out).starts_with(&failure), "{mode}: {out}");
+        // What was said before the failure is shown with it.
+        if mode != "refuse" {
+            assert!(out.contains("        > "), "{mode}: {out}");
+        }
+    }
+    // Refusing every game offered is a failure of its own.
+    let (ok, out) = check(&pids, &[], &["python3", faulty, "refuse"]);
+    assert!(!ok);
+    assert!(
+        first_failure(&out).starts_with("FAIL  games: it accepted none"),
+        "{out}"
+    );
+    pids.assert_none_left(7, "faulty engines under check");
+}
+
+#[test]
+fn the_check_finds_stale_answers_and_processes_left_behind() {
+    if !python() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let pids = Pids::new();
+    let nasty = "ROOT/tests/engines/nasty_engine.py";
+    // A second `bestmove` after the first, before the `readyok`.
+    let (ok, out) = check(&pids, &["kalah"], &["python3", nasty, "double", "1"]);
+    assert!(!ok);
+    assert!(first_failure(&out).contains("`bestmove 99`"), "{out}");
+    // A child left running after `quit`, found and killed.
+    let (ok, out) = check(&pids, &["kalah"], &["python3", nasty, "fork"]);
+    assert!(!ok);
+    assert!(
+        first_failure(&out).starts_with("FAIL  quit: it exited, but left processes"),
+        "{out}"
+    );
+    // Run through a wrapper script, the example passes, quit included.
+    let (ok, out) = check(
+        &pids,
+        &["kalah:pits=4,seeds=3"],
+        &[
+            "sh",
+            "ROOT/tests/engines/wrapper.sh",
+            "faulty_engine.py",
+            "crash",
+            "1000",
+        ],
+    );
+    assert!(ok, "{out}");
+    assert!(out.contains("pass  quit: exited"), "{out}");
+    pids.assert_none_left(3, "nasty engines under check");
+}

@@ -9,10 +9,13 @@
 //!   blocks the runner, fills its memory or its disk, or outlives it.
 //! - [`serve`] is the other side: it answers the protocol on behalf of any
 //!   agent (`mancala engine AGENT_SPEC`).
+//! - [`check_engine`] takes a program through every step of the protocol
+//!   a tournament uses and says what it got wrong (`mancala engine check`).
 //! - [`protocol`] reads and writes the lines themselves.
 //!
 //! The protocol is specified in `docs/engine-protocol.md`.
 
+mod check;
 mod client;
 mod log;
 mod process;
@@ -25,14 +28,18 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+pub use check::{
+    check_engine, CheckLine, CheckOptions, Verdict, CLOCK_MARGIN, DEFAULT_CHECK_GAMES, QUIT_LIMIT,
+    SMALL_SEARCH_LIMIT, WHOLE_GAME_MOVETIME,
+};
 pub use client::{
     movetime_margin, EngineConfig, ExternalAgent, DEFAULT_HANDSHAKE_TIMEOUT, MAX_FAILED_STARTS,
     SEED_OPTION, UNLIMITED_GO_TIMEOUT,
 };
 pub use log::{EngineLog, LOG_HEAD_BYTES, LOG_TAIL_BYTES};
 pub use process::{
-    EngineId, EngineProcess, FLOOD_BURST_BYTES, FLOOD_RATE_BYTES, MAX_HELD_BYTES, MAX_HELD_LINES,
-    MAX_LINE_BYTES,
+    EngineId, EngineProcess, QuitOutcome, FLOOD_BURST_BYTES, FLOOD_RATE_BYTES, MAX_HELD_BYTES,
+    MAX_HELD_LINES, MAX_LINE_BYTES, TRANSCRIPT_LINES,
 };
 pub use protocol::{Command, GoLimits, InputLine, Reply};
 pub use server::{serve, AgentSource};

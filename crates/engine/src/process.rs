@@ -16,6 +16,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mancala_core::spec::truncate_input;
+
 use crate::log::EngineLog;
 use crate::protocol::{read_line, Command, InputLine, OptionDecl, Reply};
 use crate::EngineError;
@@ -195,6 +197,32 @@ pub struct EngineProcess {
     fences: usize,
     /// When the engine was first seen to have exited.
     exited_at: Option<Instant>,
+    /// Whether the engine has been reaped: its process group id may then
+    /// belong to someone else, and is never signalled again.
+    reaped: bool,
+    /// The last lines exchanged (`> ` sent, `< ` received), shortened, for
+    /// messages that show what went wrong.
+    transcript: VecDeque<String>,
+}
+
+/// How many lines [`EngineProcess::transcript`] keeps.
+pub const TRANSCRIPT_LINES: usize = 16;
+
+/// How an engine ended after `quit` ([`EngineProcess::quit_and_wait`]).
+#[derive(Debug)]
+pub enum QuitOutcome {
+    /// It exited by itself.
+    Exited {
+        /// How long after `quit`.
+        after: Duration,
+        /// Its exit status, in words.
+        status: String,
+        /// Whether processes of its group were still running (they are
+        /// killed).
+        left_behind: bool,
+    },
+    /// It was still running at the limit (it is killed).
+    StillRunning,
 }
 
 impl EngineProcess {
@@ -210,6 +238,21 @@ impl EngineProcess {
         stderr: Option<&EngineLog>,
         timeout: Duration,
         cancel: Option<&AtomicBool>,
+    ) -> Result<EngineProcess, EngineError> {
+        let mut engine = EngineProcess::spawn(command, workdir, stderr)?;
+        engine.introduce(timeout, cancel)?;
+        Ok(engine)
+    }
+
+    /// Starts `command` as [`EngineProcess::start`] does, without the
+    /// introduction: [`EngineProcess::introduce`] is the next step.
+    ///
+    /// # Errors
+    /// The program cannot start.
+    pub fn spawn(
+        command: &[String],
+        workdir: Option<&PathBuf>,
+        stderr: Option<&EngineLog>,
     ) -> Result<EngineProcess, EngineError> {
         let (program, args) = command.split_first().ok_or(EngineError::NoCommand)?;
         let spawn_error = |source| EngineError::Spawn {
@@ -263,6 +306,8 @@ impl EngineProcess {
             program: program.clone(),
             fences: 0,
             exited_at: None,
+            reaped: false,
+            transcript: VecDeque::new(),
         };
         let pid = engine.child.id();
         thread::Builder::new()
@@ -281,15 +326,29 @@ impl EngineProcess {
                 .map_err(spawn_error)?;
             engine.log = Some((log.clone(), copied));
         }
-        engine.send(&Command::Mancala)?;
+        Ok(engine)
+    }
+
+    /// Sends `mancala` and reads the engine's introduction (its `id` and
+    /// `option` lines) until `mancalaok`, waiting until `timeout` has
+    /// passed.
+    ///
+    /// # Errors
+    /// The engine exits, prints garbage or is too slow.
+    pub fn introduce(
+        &mut self,
+        timeout: Duration,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<(), EngineError> {
+        self.send(&Command::Mancala)?;
         let since = Instant::now();
         let deadline = since + timeout;
         loop {
-            match engine.next_reply("mancalaok", since, deadline, cancel)? {
-                Reply::IdName(name) => engine.id.name = Some(name),
-                Reply::IdAuthor(author) => engine.id.author = Some(author),
-                Reply::Option(decl) => engine.id.options.push(decl),
-                Reply::MancalaOk => return Ok(engine),
+            match self.next_reply("mancalaok", since, deadline, cancel)? {
+                Reply::IdName(name) => self.id.name = Some(name),
+                Reply::IdAuthor(author) => self.id.author = Some(author),
+                Reply::Option(decl) => self.id.options.push(decl),
+                Reply::MancalaOk => return Ok(()),
                 Reply::Info(_) => {}
                 other => {
                     return Err(EngineError::Unexpected {
@@ -307,6 +366,7 @@ impl EngineProcess {
     /// [`EngineError::Exited`] when the engine no longer reads its input.
     pub fn send(&mut self, command: &Command) -> Result<(), EngineError> {
         let line = format!("{command}\n");
+        self.note("> ", line.trim_end());
         let written = self
             .stdin
             .write_all(line.as_bytes())
@@ -388,6 +448,8 @@ impl EngineProcess {
                 });
             }
             if let Some(line) = inbox.take() {
+                drop(inbox);
+                self.note("< ", &line);
                 return Ok(line);
             }
             match &inbox.end {
@@ -475,6 +537,23 @@ impl EngineProcess {
         Ok(())
     }
 
+    /// Adds a line to the transcript, shortened.
+    fn note(&mut self, direction: &str, line: &str) {
+        if self.transcript.len() == TRANSCRIPT_LINES {
+            self.transcript.pop_front();
+        }
+        self.transcript
+            .push_back(format!("{direction}{}", truncate_input(line)));
+    }
+
+    /// The last `lines` lines exchanged with the engine (at most
+    /// [`TRANSCRIPT_LINES`]), oldest first: `> ` sent, `< ` received
+    /// (read by the runner, so lines still unread are not among them).
+    pub fn transcript(&self, lines: usize) -> Vec<String> {
+        let skip = self.transcript.len().saturating_sub(lines);
+        self.transcript.iter().skip(skip).cloned().collect()
+    }
+
     /// How the process ended, in words, waiting briefly for it to finish
     /// exiting (its output closes a moment before it is reaped).
     fn status(&mut self) -> String {
@@ -488,17 +567,63 @@ impl EngineProcess {
         // Whatever it left behind goes before it is reaped, while its
         // group id is still its own.
         self.stop();
-        match self.child.try_wait() {
+        match self.reap() {
             Ok(Some(status)) => format!("{} {status}", self.program),
             Ok(None) => format!("{} has exited", self.program),
             Err(e) => format!("{}: {e}", self.program),
         }
     }
 
-    /// Stops listening and kills the engine's whole group.
+    /// Reaps the engine if it has exited.
+    fn reap(&mut self) -> std::io::Result<Option<std::process::ExitStatus>> {
+        let status = self.child.try_wait()?;
+        self.reaped |= status.is_some();
+        Ok(status)
+    }
+
+    /// Stops listening and kills the engine's whole group (unless the
+    /// engine was reaped: its group id may be another's by then).
     fn stop(&mut self) {
         self.shared.lock().closed = true;
-        kill_group(&mut self.child);
+        if !self.reaped {
+            kill_group(&mut self.child);
+        }
+    }
+
+    /// Sends `quit` and waits until `limit` for the engine to exit by
+    /// itself, then says how it ended; whatever is still running of its
+    /// group is killed either way. What `mancala engine check` asks of an
+    /// engine: a tournament only waits a moment before killing it.
+    pub fn quit_and_wait(mut self, limit: Duration) -> QuitOutcome {
+        let since = Instant::now();
+        // An engine that no longer reads its input may still exit.
+        let _ = self.send(&Command::Quit);
+        while !has_exited(&mut self.child) {
+            if since.elapsed() >= limit {
+                return QuitOutcome::StillRunning;
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+        let after = since.elapsed();
+        self.shared.lock().closed = true;
+        let status = match self.reap() {
+            Ok(Some(status)) => status.to_string(),
+            Ok(None) => "exited".into(),
+            Err(e) => e.to_string(),
+        };
+        // Reaped, the engine no longer holds its group id, but any process
+        // still in the group does: the id cannot be given to anyone else
+        // while one is left, so asking it (and killing it) reaches only
+        // the engine's leftovers.
+        let left_behind = group_alive(self.child.id());
+        if left_behind {
+            kill_group_of(self.child.id());
+        }
+        QuitOutcome::Exited {
+            after,
+            status,
+            left_behind,
+        }
     }
 
     /// Asks the engine to quit, then kills it (and whatever it started) if
@@ -518,7 +643,9 @@ impl Drop for EngineProcess {
     fn drop(&mut self) {
         // Even an engine that quit may have left processes in its group.
         self.stop();
-        let _ = self.child.wait();
+        if !self.reaped {
+            let _ = self.child.wait();
+        }
         if let Some((log, copied)) = &self.log {
             // The group is gone, so its standard error ends soon (unless a
             // process left the group and holds it): wait a moment for the
@@ -638,6 +765,23 @@ fn kill_group_of(pgid: u32) {
 
 #[cfg(not(unix))]
 fn kill_group_of(_pgid: u32) {}
+
+/// Whether any process is left in the group `pgid`.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn group_alive(pgid: u32) -> bool {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return false;
+    };
+    // SAFETY: signal 0 is not sent: killpg only checks that the group
+    // exists; it reads and writes no memory of ours.
+    pgid > 1 && unsafe { libc::killpg(pgid, 0) } == 0
+}
+
+#[cfg(not(unix))]
+fn group_alive(_pgid: u32) -> bool {
+    false
+}
 
 #[cfg(test)]
 mod tests {
