@@ -49,6 +49,21 @@ impl Progress {
         }
     }
 
+    /// Shows `text` after the counts (the current leader).
+    pub fn set_message(&self, text: String) {
+        self.bar.set_message(text);
+    }
+
+    /// Prints `text` above the bar, or on standard error when the bar is
+    /// hidden (not a terminal).
+    pub fn print(&self, text: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("{text}");
+        } else {
+            self.bar.println(text);
+        }
+    }
+
     /// One more done.
     pub fn step(&self) {
         self.bar.inc(1);

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
@@ -14,9 +15,9 @@ use mancala_arena::merge::{read_identity, shard_identity, ShardStamp};
 use mancala_arena::openings::{self, read_openings, Opening, OpeningOrder, OpeningsError};
 use mancala_arena::runner::AgentFactory;
 use mancala_arena::{
-    pairs, random_openings, schedule, summarize, write_moves, write_summary, Arena, EncodedRecord,
-    GameLog, GameRecord, LogError, MoveTable, OutputDir, Players, RunOptions, ScheduledGame, Shard,
-    Summary, TournamentConfig,
+    interim_standings, pairs, random_openings, schedule, summarize, write_moves, write_summary,
+    Arena, EncodedRecord, GameLog, GameRecord, LogError, MoveTable, OutputDir, Players, RunOptions,
+    ScheduledGame, Shard, Summary, TournamentConfig,
 };
 use mancala_core::{with_game, Game, GameSpec};
 
@@ -57,6 +58,10 @@ pub struct TournamentArgs {
     /// folder is the tournament's with `-shard-K-of-N` added.
     #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
     shard: Option<ShardArg>,
+    /// Print the standings every N finished games (default: the config's
+    /// `rating_interval`, else only at the end). The files are the same.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    rating_interval: Option<u64>,
 }
 
 /// `--shard`: a shard, or `auto` (from the environment, when the run starts).
@@ -385,6 +390,22 @@ fn run_tournament<G: Game>(
 
     let progress = Progress::new(mine.len() as u64, args.quiet);
     progress.skip(done.len() as u64);
+    let anchor = config
+        .ratings
+        .anchor
+        .as_ref()
+        .and_then(|a| names.iter().position(|n| n == a));
+    // A shard's games are not the tournament's: no standings of its own.
+    // Asked for, the standings come even with --quiet (which hides the bar).
+    let interval = args
+        .rating_interval
+        .or(config.rating_interval)
+        .filter(|_| shard.is_none());
+    let mut live = LiveStandings::new(&names, mine.len() as u64, interval, anchor);
+    for r in &done {
+        live.add(r);
+    }
+    progress.set_message(live.leader());
     let stop = crate::stop_flag();
     // The games of an earlier run are replayed for their move figures; the
     // runner sums its own as it plays.
@@ -392,23 +413,30 @@ fn run_tournament<G: Game>(
     for r in &done {
         moves.add(game, r);
     }
-    let state = Mutex::new((log, done, None::<LogError>));
+    let state = Mutex::new((log, done, None::<LogError>, live));
     let played = arena.run(&todo, stop, &|record: GameRecord| {
         // Encode in the worker; only the writes happen under the lock.
         let encoded = EncodedRecord::new(&record);
         let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
-        let (log, records, error) = &mut *guard;
+        let (log, records, error, live) = &mut *guard;
         if let Err(e) = log.append_encoded(&encoded) {
             // Without a log nothing is safe: stop, and say why.
             error.get_or_insert(e);
             stop.store(true, Ordering::SeqCst);
         }
         progress.game_done(&record);
+        live.add(&record);
         records.push(record);
+        if let Some(leader) = live.leader_now() {
+            progress.set_message(leader);
+        }
+        if let Some(table) = live.interim(records) {
+            progress.print(&table);
+        }
     })?;
     moves.merge(&played);
     progress.finish();
-    let (log, mut records, error) = state.into_inner().unwrap_or_else(|p| p.into_inner());
+    let (log, mut records, error, _) = state.into_inner().unwrap_or_else(|p| p.into_inner());
     if let Some(e) = error {
         return Err(anyhow::Error::new(e)
             .context("cannot write the game log; the games logged so far are kept"));
@@ -503,6 +531,118 @@ pub fn output_error(e: LogError) -> anyhow::Error {
             "cannot use the output folder: {e}\nhint: choose another folder with --output"
         )),
         other => bad_input(other),
+    }
+}
+
+/// What a run shows while it goes on: the leader on the progress bar and,
+/// every `interval` finished games, the standings so far.
+struct LiveStandings<'a> {
+    names: &'a [String],
+    /// Points and games of each agent so far.
+    points: Vec<f64>,
+    games: Vec<u64>,
+    /// The games of the run (or shard).
+    total: u64,
+    interval: Option<u64>,
+    anchor: Option<usize>,
+    /// When the leader was last shown: often enough for a person, rarely
+    /// enough to cost nothing in a run of thousands of games a second.
+    shown: Option<Instant>,
+}
+
+impl<'a> LiveStandings<'a> {
+    fn new(
+        names: &'a [String],
+        total: u64,
+        interval: Option<u64>,
+        anchor: Option<usize>,
+    ) -> LiveStandings<'a> {
+        LiveStandings {
+            names,
+            points: vec![0.0; names.len()],
+            games: vec![0; names.len()],
+            total,
+            interval,
+            anchor,
+            shown: None,
+        }
+    }
+
+    /// [`LiveStandings::leader`], at most every tenth of a second.
+    fn leader_now(&mut self) -> Option<String> {
+        let now = Instant::now();
+        if self
+            .shown
+            .is_some_and(|at| now.duration_since(at) < Duration::from_millis(100))
+        {
+            return None;
+        }
+        self.shown = Some(now);
+        Some(self.leader())
+    }
+
+    fn add(&mut self, record: &GameRecord) {
+        let first = record.first_seat_score();
+        for (seat, score) in [(0, first), (1, 1.0 - first)] {
+            let agent = record.seats[seat];
+            self.points[agent] += score;
+            self.games[agent] += 1;
+        }
+    }
+
+    /// The agent with the best score so far (the first of those tied), as
+    /// the progress bar shows it.
+    fn leader(&self) -> String {
+        let mut best: Option<(usize, f64)> = None;
+        for (i, (&points, &games)) in self.points.iter().zip(&self.games).enumerate() {
+            if games == 0 {
+                continue;
+            }
+            let score = points / games as f64;
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((i, score));
+            }
+        }
+        best.map_or(String::new(), |(i, score)| {
+            format!("leader {} {:.1}%", self.names[i], 100.0 * score)
+        })
+    }
+
+    /// The standings of `records`, when their number is a multiple of the
+    /// interval (and the run is not over: its final standings follow).
+    fn interim(&self, records: &[GameRecord]) -> Option<String> {
+        let interval = self.interval?;
+        let finished = records.len() as u64;
+        if finished % interval != 0 || finished >= self.total {
+            return None;
+        }
+        let standings = match interim_standings(self.names.len(), records, self.anchor) {
+            Ok(s) => s,
+            Err(e) => return Some(format!("standings after {finished} games: {e}")),
+        };
+        let width = self.names.iter().map(String::len).max().unwrap_or(4).max(5);
+        let mut text = format!(
+            "standings after {finished} of {} games:\n{:>4}  {:<width$}  {:>7}  {:>17}  {:>6}  {:>7}  {:>13}",
+            self.total, "rank", "agent", "elo", "95% interval", "games", "score", "W-D-L"
+        );
+        for (rank, s) in standings.iter().enumerate() {
+            let ci = match (s.elo_95, self.anchor) {
+                (Some((lo, hi)), _) => format!("[{lo:+.0}, {hi:+.0}]"),
+                (None, Some(a)) if a == s.agent => "(anchor)".into(),
+                (None, _) => "-".into(),
+            };
+            text.push_str(&format!(
+                "\n{:>4}  {:<width$}  {:>+7.1}  {:>17}  {:>6}  {:>7}  {:>13}",
+                rank + 1,
+                self.names[s.agent],
+                s.elo,
+                ci,
+                s.wdl.games(),
+                pct(s.wdl.score()),
+                format!("{}-{}-{}", s.wdl.wins, s.wdl.draws, s.wdl.losses),
+            ));
+        }
+        Some(text)
     }
 }
 

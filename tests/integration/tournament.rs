@@ -820,3 +820,77 @@ fn replay_from_a_results_folder_shows_what_each_move_searched() {
         "replay", "--from", dir, "--id", "1", "--moves", "3",
     ]));
 }
+
+/// The interim tables of a run's standard error: for each, the number of
+/// games it follows and the games column of its rows.
+fn interim_tables(stderr: &str) -> Vec<(u64, Vec<u64>)> {
+    let mut tables: Vec<(u64, Vec<u64>)> = Vec::new();
+    for line in stderr.lines() {
+        if let Some(rest) = line.strip_prefix("standings after ") {
+            let n = rest.split_whitespace().next().unwrap().parse().unwrap();
+            tables.push((n, Vec::new()));
+        } else if let Some((_, rows)) = tables.last_mut() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            // rank, agent, elo, [lo, hi], games, score, W-D-L
+            if words.len() == 8 && words[0].parse::<u64>().is_ok() {
+                rows.push(words[5].parse().unwrap());
+            }
+        }
+    }
+    tables
+}
+
+#[test]
+fn interim_standings_are_printed_every_n_games_and_change_no_file() {
+    let tmp = TempDir::new().unwrap();
+    let config = write_config(tmp.path(), "tiny.toml", TINY);
+    let plain = tmp.path().join("plain");
+    let interim = tmp.path().join("interim");
+    tournament_ok(&config, &plain, &["--threads", "2"]);
+    let o = tournament_ok(
+        &config,
+        &interim,
+        &["--threads", "2", "--rating-interval", "4"],
+    );
+    let tables = interim_tables(&text(&o.stderr));
+    // After 4, 8, 12 and 16 of the 18 games; the final standings follow
+    // on standard output as always.
+    let after: Vec<u64> = tables.iter().map(|(n, _)| *n).collect();
+    assert_eq!(after, [4, 8, 12, 16], "{}", text(&o.stderr));
+    for (n, games) in &tables {
+        assert_eq!(games.len(), 3, "every agent has a row");
+        assert_eq!(
+            games.iter().sum::<u64>(),
+            2 * n,
+            "each game counts for two agents"
+        );
+    }
+    assert_same_games(&plain, &interim);
+    for file in ["summary.json", "ratings.csv"] {
+        assert_eq!(
+            fs::read_to_string(plain.join(file)).unwrap(),
+            fs::read_to_string(interim.join(file)).unwrap(),
+            "{file} differs"
+        );
+    }
+    // The config's key; the flag, had it been given, would win.
+    let keyed = write_config(
+        tmp.path(),
+        "keyed.toml",
+        &TINY.replacen("seed = ", "rating_interval = 6\nseed = ", 1),
+    );
+    let o = tournament_ok(&keyed, &tmp.path().join("keyed"), &[]);
+    let after: Vec<u64> = interim_tables(&text(&o.stderr))
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(after, [6, 12], "{}", text(&o.stderr));
+    // Zero is refused, by name.
+    let zero = write_config(
+        tmp.path(),
+        "zero.toml",
+        &TINY.replacen("seed = ", "rating_interval = 0\nseed = ", 1),
+    );
+    let e = bad_input(&zero, &tmp.path().join("zero"));
+    assert!(e.contains("rating_interval"), "{e}");
+}

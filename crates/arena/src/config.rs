@@ -325,6 +325,11 @@ pub struct TournamentConfig {
     /// How far a move may overrun its clock without losing, e.g. `50ms`.
     #[serde(default)]
     pub time_margin: Option<String>,
+    /// Print the standings every this many finished games while the run
+    /// goes on (fastchess's `-ratinginterval`); the files are the same
+    /// either way.
+    #[serde(default)]
+    pub rating_interval: Option<u64>,
     /// Openings.
     #[serde(default)]
     pub openings: OpeningsConfig,
@@ -433,6 +438,13 @@ impl TournamentConfig {
                     format!("the name '{name}' is already used by agents[{j}]; give one of them a `name`"),
                 ));
             }
+        }
+        if self.rating_interval == Some(0) {
+            return Err(invalid(
+                "rating_interval",
+                "0: give the finished games between two standings (at least 1), or leave it out"
+                    .to_string(),
+            ));
         }
         if self.games_per_pair == 0 || self.games_per_pair % 2 == 1 {
             return Err(invalid(

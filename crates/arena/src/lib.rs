@@ -25,7 +25,10 @@ pub use log::{EncodedRecord, FolderLock, GameLog, LogError, OutputDir};
 pub use moves::{movers, MoveStats, MoveTable};
 pub use openings::{read_openings, Opening, OpeningOrder, OpeningsError};
 pub use record::{timeless_json, GameRecord, MoveSearch, TIMING_FIELDS};
-pub use report::{pentanomial_table, summarize, write_moves, write_summary, Summary};
+pub use report::{
+    interim_standings, pentanomial_table, summarize, write_moves, write_summary, InterimStanding,
+    Summary,
+};
 pub use runner::{Arena, Players, RunOptions, DEFAULT_TIME_MARGIN};
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 pub use schedule::{Shard, ShardError};

@@ -213,6 +213,64 @@ fn first_player<'a>(
     )
 }
 
+/// One agent's line of the standings while a run goes on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterimStanding {
+    /// The agent's index in the schedule.
+    pub agent: usize,
+    /// Its rating so far.
+    pub elo: f64,
+    /// Its 95% interval from the inverse Hessian (the profile intervals of
+    /// the final summary cost a fit per agent, too much to repeat often).
+    pub elo_95: Option<(f64, f64)>,
+    /// Its results so far.
+    pub wdl: Wdl,
+}
+
+/// The standings of `records` among `n_agents` agents so far, best first:
+/// the rating fit of [`summarize`] (anchored the same way), without the
+/// rest of the summary, so that a run can print it every few games.
+///
+/// # Errors
+/// [`StatsError`] if the rating fit fails.
+pub fn interim_standings(
+    n_agents: usize,
+    records: &[GameRecord],
+    anchor: Option<usize>,
+) -> Result<Vec<InterimStanding>, StatsError> {
+    let results: Vec<GameResult> = records
+        .iter()
+        .map(|r| GameResult {
+            first: r.seats[0],
+            second: r.seats[1],
+            score: r.first_seat_score(),
+        })
+        .collect();
+    let mut options =
+        FitOptions::with_anchor(anchor.map_or(Anchor::Mean, |i| Anchor::Player(i, 0.0)));
+    options.profile = false;
+    let fit = fit_ratings(&results, n_agents, &options)?;
+    let mut wdl = vec![Wdl::default(); n_agents];
+    for r in &results {
+        wdl[r.first].record(r.score)?;
+        wdl[r.second].record(1.0 - r.score)?;
+    }
+    let mut standings: Vec<InterimStanding> = wdl
+        .into_iter()
+        .enumerate()
+        .map(|(agent, wdl)| InterimStanding {
+            agent,
+            elo: fit.ratings[agent],
+            elo_95: fit.interval(agent).filter(|(lo, hi)| hi > lo),
+            wdl,
+        })
+        .collect();
+    // Best first; ties in schedule order, so that the order is the same
+    // at any thread count.
+    standings.sort_by(|a, b| b.elo.total_cmp(&a.elo).then(a.agent.cmp(&b.agent)));
+    Ok(standings)
+}
+
 /// Computes the summary of `records` for agents `names`/`specs` (schedule
 /// order); `anchor` is an agent index fixed at 0 Elo, or `None` for mean 0.
 ///
