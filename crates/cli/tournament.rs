@@ -613,7 +613,7 @@ impl<'a> LiveStandings<'a> {
     fn interim(&self, records: &[GameRecord]) -> Option<String> {
         let interval = self.interval?;
         let finished = records.len() as u64;
-        if finished % interval != 0 || finished >= self.total {
+        if !finished.is_multiple_of(interval) || finished >= self.total {
             return None;
         }
         let standings = match interim_standings(self.names.len(), records, self.anchor) {
