@@ -213,6 +213,25 @@ fn first_player<'a>(
     )
 }
 
+/// The rating fit's view of `records`: who moved first, who second, and
+/// the first mover's score.
+fn game_results(records: &[GameRecord]) -> Vec<GameResult> {
+    records
+        .iter()
+        .map(|r| GameResult {
+            first: r.seats[0],
+            second: r.seats[1],
+            score: r.first_seat_score(),
+        })
+        .collect()
+}
+
+/// The fit of every standings table: `anchor` fixed at 0 Elo, or the mean
+/// at 0 without one.
+fn fit_options(anchor: Option<usize>) -> FitOptions {
+    FitOptions::with_anchor(anchor.map_or(Anchor::Mean, |i| Anchor::Player(i, 0.0)))
+}
+
 /// One agent's line of the standings while a run goes on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InterimStanding {
@@ -238,16 +257,8 @@ pub fn interim_standings(
     records: &[GameRecord],
     anchor: Option<usize>,
 ) -> Result<Vec<InterimStanding>, StatsError> {
-    let results: Vec<GameResult> = records
-        .iter()
-        .map(|r| GameResult {
-            first: r.seats[0],
-            second: r.seats[1],
-            score: r.first_seat_score(),
-        })
-        .collect();
-    let mut options =
-        FitOptions::with_anchor(anchor.map_or(Anchor::Mean, |i| Anchor::Player(i, 0.0)));
+    let results = game_results(records);
+    let mut options = fit_options(anchor);
     options.profile = false;
     let fit = fit_ratings(&results, n_agents, &options)?;
     let mut wdl = vec![Wdl::default(); n_agents];
@@ -286,19 +297,8 @@ pub fn summarize(
     anchor: Option<usize>,
 ) -> Result<Summary, StatsError> {
     let n = names.len();
-    let results: Vec<GameResult> = records
-        .iter()
-        .map(|r| GameResult {
-            first: r.seats[0],
-            second: r.seats[1],
-            score: r.first_seat_score(),
-        })
-        .collect();
-    let fit = fit_ratings(
-        &results,
-        n,
-        &FitOptions::with_anchor(anchor.map_or(Anchor::Mean, |i| Anchor::Player(i, 0.0))),
-    )?;
+    let results = game_results(records);
+    let fit = fit_ratings(&results, n, &fit_options(anchor))?;
 
     let mut agents = Vec::with_capacity(n);
     let mut cross: Vec<Vec<Option<CrossCell>>> = vec![vec![None; n]; n];
