@@ -129,7 +129,7 @@ impl From<EngineError> for Failure {
     }
 }
 
-/// A game offered to the engine, with the positions its checks use.
+/// A game offered to the engine.
 struct Offered {
     spec: GameSpec,
     /// Whether the engine must accept it (the user named it).
