@@ -12,7 +12,7 @@ use mancala_core::{with_game, Game, GameSpec, Move, Player};
 use serde_json::json;
 
 use crate::bad_input;
-use crate::board::render;
+use mancala_core::board::render;
 
 /// The game and optional start position shared by several subcommands.
 #[derive(Args, Debug, Clone)]

@@ -8,7 +8,6 @@
 
 mod analyze;
 mod bench;
-mod board;
 mod engine_cmd;
 mod game_cmds;
 mod match_cmd;

@@ -15,8 +15,8 @@ use mancala_engine::protocol::{read_line, skip_rest_of_line, InputLine};
 use mancala_engine::MAX_LINE_BYTES;
 
 use crate::bad_input;
-use crate::board::{render_view, View};
 use crate::game_cmds::{start_state, GameArgs};
+use mancala_core::board::{render_view, View};
 use mancala_registry::AnyAgentSpec;
 
 /// Arguments of `mancala play`.

@@ -21,6 +21,7 @@
 //! assert_eq!(perft(&rules, &rules.start(), 2), 35);
 //! ```
 
+pub mod board;
 mod congkak;
 mod error;
 mod game;

@@ -1,6 +1,7 @@
-//! A readable text board for people.
+//! A readable text board for people: what `mancala show` and `play` draw,
+//! and what the Python package's `State.__str__` gives.
 
-use mancala_core::{Move, Player, Setup};
+use crate::{Move, Player, Setup};
 
 /// How a board is drawn: who is called what, and whose row is at the bottom.
 #[derive(Clone, Debug)]

@@ -1,0 +1,48 @@
+"""Kalah (every board and rule variant), Oware and Congkak for AI research.
+
+The engine, agents and exact solver of the mancala toolkit, from Python::
+
+    import mancala
+
+    game = mancala.Game("kalah:pits=6,seeds=4")
+    state = game.new_initial_state()
+    bot = mancala.Agent("minimax:depth=8", seed=1)
+    while not state.is_terminal():
+        state.apply_action(bot.choose(state))
+    print(state, state.returns())
+
+- ``Game`` and ``State`` follow OpenSpiel's ``pyspiel.Game`` and
+  ``pyspiel.State``; actions are integers, ``0 .. pits-1`` for the pits
+  (pit 1 is 0) and ``pits`` for the pie rule's swap.
+- ``Agent`` builds any agent spec of the command line.
+- ``solve`` gives a position's exact value, every move's value and a
+  principal variation; ``exact_positions`` a perfect-play dataset.
+- ``VectorGame`` steps many games at once in Rust, for training loops.
+- ``mancala.pettingzoo`` and ``mancala.gym`` are PettingZoo and Gymnasium
+  environments (``pip install mancala[rl]``).
+"""
+
+from ._mancala import (
+    TERMINAL,
+    Agent,
+    Game,
+    State,
+    VectorGame,
+    __version__,
+    _restore_state,
+    clear_solver,
+    exact_positions,
+    solve,
+)
+
+__all__ = [
+    "TERMINAL",
+    "Agent",
+    "Game",
+    "State",
+    "VectorGame",
+    "__version__",
+    "clear_solver",
+    "exact_positions",
+    "solve",
+]

@@ -1,0 +1,372 @@
+//! `mancala.solve` and `mancala.exact_positions`: the solver of `mancala
+//! solve`, with its endgame database cache, and the perfect-play dataset of
+//! `mancala analyze exact-positions` as NumPy arrays.
+
+use std::any::Any;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mancala_agents::StopCondition;
+use mancala_core::{Game, GameSpec, Move};
+use mancala_solver::{exact_solver, ExactGame, ExactSolver, SolveError, SolverOptions};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTimeoutError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::game::{PyGame, PyState};
+use crate::interrupt::interruptible;
+use crate::position::{Pos, Position};
+
+/// The solver last built, kept for the next call on the same game and
+/// options: its table and endgame database are what make repeated solves
+/// fast. One only, since a table takes up to a GiB.
+static SOLVER: Mutex<Option<CachedSolver>> = Mutex::new(None);
+
+struct CachedSolver {
+    spec: GameSpec,
+    options: SolverOptions,
+    /// An `Arc<dyn ExactSolver<G>>` for the game of `spec`.
+    solver: Box<dyn Any + Send>,
+}
+
+/// The solver for `rules` under `options`: the cached one when it fits,
+/// else a new one (whose database is loaded from the cache folder, or
+/// built and saved there).
+fn solver_for<G: Game>(
+    spec: GameSpec,
+    rules: &G,
+    options: &SolverOptions,
+) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+    {
+        let cached = SOLVER.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = cached.as_ref() {
+            if c.spec == spec && c.options == *options {
+                if let Some(s) = c.solver.downcast_ref::<Arc<dyn ExactSolver<G>>>() {
+                    return Ok(Arc::clone(s));
+                }
+            }
+        }
+    }
+    // Not under the lock: a database build can take minutes, and the old
+    // solver is dropped first so that two tables are never held at once.
+    SOLVER.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let solver = exact_solver(rules, options)?;
+    *SOLVER.lock().unwrap_or_else(|p| p.into_inner()) = Some(CachedSolver {
+        spec,
+        options: options.clone(),
+        solver: Box::new(Arc::clone(&solver)),
+    });
+    Ok(solver)
+}
+
+/// The solver options of `mancala solve` for `spec` with these overrides.
+fn options_for(
+    spec: &GameSpec,
+    tt: Option<u64>,
+    db_seeds: Option<usize>,
+    db_dir: Option<PathBuf>,
+) -> PyResult<SolverOptions> {
+    fn exact<G: ExactGame>(
+        rules: &G,
+        tt: Option<u64>,
+        db_seeds: Option<usize>,
+        db_dir: Option<PathBuf>,
+    ) -> PyResult<SolverOptions> {
+        rules.check_solvable().map_err(solve_error)?;
+        mancala_analysis::solver_options(rules, tt, db_seeds, db_dir.as_deref())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+    match spec {
+        GameSpec::Kalah(rules) => exact(rules, tt, db_seeds, db_dir),
+        GameSpec::Congkak(rules) => exact(rules, tt, db_seeds, db_dir),
+        GameSpec::Oware(_) => {
+            if db_seeds.is_some() {
+                return Err(PyValueError::new_err(
+                    "db_seeds: the Oware solver has no endgame database",
+                ));
+            }
+            Ok(SolverOptions::table(
+                tt.map_or(mancala_solver::DEFAULT_TABLE_MIB, |t| t as usize),
+            ))
+        }
+    }
+}
+
+/// A solver's refusal as a Python exception.
+fn solve_error(e: SolveError) -> PyErr {
+    match e {
+        SolveError::Stopped => PyTimeoutError::new_err("stopped before the position was solved"),
+        e if e.is_out_of_memory() => {
+            PyMemoryError::new_err(format!("{e} (try a smaller tt or db_seeds)"))
+        }
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// Where databases are kept unless told otherwise: `mancala solve`'s cache.
+fn db_folder(db_dir: Option<PathBuf>, db_cache: bool) -> Option<PathBuf> {
+    if !db_cache {
+        return None;
+    }
+    db_dir.or_else(mancala_solver::endgame::default_dir)
+}
+
+/// The threads to use: all cores unless told.
+fn threads_or_all(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// What `solve` finds, before it becomes a dict.
+struct Solved {
+    mover: usize,
+    value: i32,
+    moves: Vec<(usize, i32)>,
+    pv: Vec<usize>,
+    nodes: u64,
+    seconds: f64,
+}
+
+fn solve_position<G: Game>(
+    spec: GameSpec,
+    rules: &G,
+    pos: &dyn Position,
+    options: &SolverOptions,
+    threads: usize,
+    deadline: Option<Instant>,
+    cancel: &AtomicBool,
+) -> Result<Solved, SolveError> {
+    let state = &pos
+        .as_any()
+        .downcast_ref::<Pos<G>>()
+        .expect("the state is of the game of its spec")
+        .state;
+    let solver = solver_for(spec, rules, options)?;
+    let stop = StopCondition {
+        deadline,
+        cancel: Some(cancel),
+        clock: None,
+    };
+    let s = solver.solve_until(state, threads, stop)?;
+    let pits = rules.pits();
+    let action = |m: Move| m.action_index(pits);
+    Ok(Solved {
+        mover: s.mover.index(),
+        value: s.value,
+        moves: s.moves.iter().map(|m| (action(m.mv), m.value)).collect(),
+        pv: s.pv.iter().map(|&m| action(m)).collect(),
+        nodes: s.stats.nodes,
+        seconds: s.stats.seconds,
+    })
+}
+
+/// Solves `state` exactly, as `mancala solve` does: Kalah and
+/// single-round Congkak with the endgame database of `mancala solve`
+/// (loaded from its cache folder, or built and saved there the first time;
+/// `db_cache=False` keeps it in memory only), Oware on small boards.
+///
+/// Returns a dict: `player` (to move), `value` (the final margin for that
+/// player with perfect play), `moves` (each legal action's value, a dict),
+/// `best` (the actions that keep the value), `pv` (a principal variation to
+/// the end, as actions), `nodes` and `seconds`. `timeout` (seconds) raises
+/// `TimeoutError` if the solve takes longer; Ctrl-C raises
+/// `KeyboardInterrupt` (a database build finishes first). The solver is kept
+/// for the next call on the same game and options.
+#[pyfunction]
+#[pyo3(signature = (state, *, threads = None, tt = None, db_seeds = None, db_dir = None, db_cache = true, timeout = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn solve<'py>(
+    py: Python<'py>,
+    state: PyRef<'_, PyState>,
+    threads: Option<usize>,
+    tt: Option<u64>,
+    db_seeds: Option<usize>,
+    db_dir: Option<PathBuf>,
+    db_cache: bool,
+    timeout: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = state.spec;
+    if state.pos.to_move().is_none() {
+        return Err(PyValueError::new_err(
+            "the game is over: there is nothing to solve",
+        ));
+    }
+    let threads = threads_or_all(threads)?;
+    let options = options_for(&spec, tt, db_seeds, db_folder(db_dir, db_cache))?;
+    let deadline = match timeout {
+        Some(t) if t.is_finite() && t > 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(PyValueError::new_err(format!(
+                "timeout must be a positive number of seconds, not {t}"
+            )))
+        }
+        None => None,
+    };
+    let pos = state.pos.as_ref();
+    let solved = interruptible(py, |cancel| {
+        mancala_core::with_game!(&spec, rules => solve_position(
+            spec, rules, pos, &options, threads, deadline, cancel))
+    })?;
+    let solved = match solved {
+        Ok(s) => s,
+        Err(SolveError::Stopped) if deadline.is_some_and(|d| Instant::now() >= d) => {
+            return Err(PyTimeoutError::new_err(format!(
+                "not solved within the timeout of {} s",
+                timeout.unwrap_or_default()
+            )))
+        }
+        Err(SolveError::Stopped) => return Err(PyKeyboardInterrupt::new_err("")),
+        Err(e) => return Err(solve_error(e)),
+    };
+    let d = PyDict::new(py);
+    d.set_item("player", solved.mover)?;
+    d.set_item("value", solved.value)?;
+    let moves = PyDict::new(py);
+    for &(a, v) in &solved.moves {
+        moves.set_item(a, v)?;
+    }
+    d.set_item("moves", moves)?;
+    let best: Vec<usize> = solved
+        .moves
+        .iter()
+        .filter(|&&(_, v)| v == solved.value)
+        .map(|&(a, _)| a)
+        .collect();
+    d.set_item("best", best)?;
+    d.set_item("pv", solved.pv)?;
+    d.set_item("nodes", solved.nodes)?;
+    d.set_item("seconds", solved.seconds)?;
+    Ok(d)
+}
+
+/// Forgets the solver kept between calls of `solve`, freeing its table
+/// and database.
+#[pyfunction]
+pub fn clear_solver() {
+    SOLVER.lock().unwrap_or_else(|p| p.into_inner()).take();
+}
+
+/// Positions of real games with the exact value of every move: the dataset
+/// of `mancala analyze exact-positions`, as NumPy arrays for training.
+///
+/// `count` games are played by `agents` (default: greedy, minimax:depth=4
+/// and mcts:sims=400, seats drawn from them) after `opening_plies` random
+/// moves; one position is taken from each at a random ply and solved.
+/// Kalah only (any board and rules). The same seed gives the same arrays at
+/// any thread count.
+///
+/// Returns a dict of arrays, one row per position: `observations` (float32,
+/// `game.observation_shape()` per row), `legal` (bool, one per action),
+/// `move_values` (int32: the final margin for the mover after each legal
+/// action with perfect play; 0 where illegal), `values` (int32: the
+/// position's value, its best move's), `best` (bool: the actions that keep
+/// the value), `players` (int8: the player to move), `plies` (int32: moves
+/// played before the position), and `positions` (a list of their
+/// notations). Ctrl-C raises `KeyboardInterrupt`.
+#[pyfunction]
+#[pyo3(signature = (game, count, seed = 1, *, agents = None, opening_plies = 2, threads = None, tt = 256, db_seeds = None, db_dir = None, db_cache = true))]
+#[allow(clippy::too_many_arguments)]
+pub fn exact_positions<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    count: u32,
+    seed: u64,
+    agents: Option<Vec<String>>,
+    opening_plies: u32,
+    threads: Option<usize>,
+    tt: u64,
+    db_seeds: Option<usize>,
+    db_dir: Option<PathBuf>,
+    db_cache: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = match game.cast::<PyGame>() {
+        Ok(g) => g.get().spec,
+        Err(_) => crate::game::parse_spec(&game.extract::<String>()?)?,
+    };
+    let GameSpec::Kalah(rules) = spec else {
+        return Err(PyValueError::new_err(format!(
+            "exact_positions plays Kalah only, not {spec}"
+        )));
+    };
+    if count == 0 {
+        return Err(PyValueError::new_err("count must be at least 1"));
+    }
+    let options = mancala_analysis::positions::ExactPositionsOptions {
+        rules,
+        count,
+        agents: agents.unwrap_or_default(),
+        opening_plies,
+        seed,
+        threads: threads_or_all(threads)?,
+        tt,
+        db_seeds,
+        db_dir: db_folder(db_dir, db_cache),
+        made_by: format!("mancala.exact_positions({spec}, count={count}, seed={seed})"),
+    };
+    let made = interruptible(py, |cancel| {
+        mancala_analysis::positions::exact_positions(&options, &(), cancel)
+    })?;
+    let made = made.map_err(|e| match e {
+        mancala_analysis::AnalysisError::BadInput(why) => PyValueError::new_err(why),
+        mancala_analysis::AnalysisError::Interrupted => PyKeyboardInterrupt::new_err(""),
+        e => PyRuntimeError::new_err(e.to_string()),
+    })?;
+    if made.interrupted {
+        return Err(PyKeyboardInterrupt::new_err(""));
+    }
+    let positions = &made.set.positions;
+    let n = positions.len();
+    let width = rules.observation_len();
+    let actions = rules.num_actions();
+    let pits = rules.pits();
+    let mut observations = vec![0f32; n * width];
+    let mut legal = vec![false; n * actions];
+    let mut move_values = vec![0i32; n * actions];
+    let mut best = vec![false; n * actions];
+    let mut values = Vec::with_capacity(n);
+    let mut players = Vec::with_capacity(n);
+    let mut plies = Vec::with_capacity(n);
+    let mut notations = Vec::with_capacity(n);
+    for (i, p) in positions.iter().enumerate() {
+        let state = rules
+            .parse_position(&p.position)
+            .map_err(|e| PyRuntimeError::new_err(format!("a solved position: {e}")))?;
+        rules.observe(&state, &mut observations[i * width..(i + 1) * width]);
+        let value = p.value();
+        for m in &p.moves {
+            let a = i * actions + m.mv.action_index(pits);
+            legal[a] = true;
+            move_values[a] = m.value;
+            best[a] = m.value == value;
+        }
+        values.push(value);
+        players.push(rules.to_move(&state).map_or(-1, |p| p.index() as i8));
+        plies.push(p.ply as i32);
+        notations.push(p.position.clone());
+    }
+    let d = PyDict::new(py);
+    let matrix = |v: Vec<f32>, w: usize| PyArray1::from_vec(py, v).reshape([n, w]);
+    d.set_item("observations", matrix(observations, width)?)?;
+    d.set_item(
+        "legal",
+        PyArray1::from_vec(py, legal).reshape([n, actions])?,
+    )?;
+    d.set_item(
+        "move_values",
+        PyArray1::from_vec(py, move_values).reshape([n, actions])?,
+    )?;
+    d.set_item("best", PyArray1::from_vec(py, best).reshape([n, actions])?)?;
+    d.set_item("values", PyArray1::from_vec(py, values))?;
+    d.set_item("players", PyArray1::from_vec(py, players))?;
+    d.set_item("plies", PyArray1::from_vec(py, plies))?;
+    d.set_item("positions", notations)?;
+    Ok(d)
+}

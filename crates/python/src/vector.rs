@@ -1,0 +1,461 @@
+//! `mancala.VectorGame`: many games held in Rust and stepped together,
+//! without the GIL and across cores, writing NumPy arrays in place: the
+//! environment of a training loop.
+
+use mancala_core::{Game, GameSpec, Move, Player};
+use numpy::{AllowTypeChange, PyArray1, PyArray2, PyArrayLike1, PyArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+use crate::game::{PyState, TERMINAL};
+use crate::position::Pos;
+
+/// Games a thread steps as one task: enough to pay for the task, few
+/// enough to spread a small batch over the cores.
+const CHUNK: usize = 512;
+
+/// The arrays one step writes, as slices, one row per game.
+struct Out<'a> {
+    observations: &'a mut [f32],
+    legal: &'a mut [bool],
+    rewards: &'a mut [f32],
+    terminated: &'a mut [bool],
+    to_move: &'a mut [i8],
+}
+
+/// The games of a batch, whichever game they play.
+trait Batch: Send + Sync {
+    /// Restarts every game and writes the outputs.
+    fn reset_all(&mut self, out: Out<'_>, pool: &rayon::ThreadPool);
+    /// Checks that `actions[i]` is legal in game `i`: the index and a
+    /// message for the first that is not.
+    fn check(&self, actions: &[i64]) -> Result<(), String>;
+    /// Plays `actions[i]` in game `i` (checked) and writes the outputs.
+    fn step(&mut self, actions: &[i64], out: Out<'_>, pool: &rayon::ThreadPool);
+    /// Game `i`'s position.
+    fn state(&self, i: usize) -> PyState;
+}
+
+struct Games<G: Game> {
+    spec: GameSpec,
+    game: G,
+    states: Vec<G::State>,
+    /// Games begun in each slot: with the seed, what decides its opening.
+    episodes: Vec<u64>,
+    seed: u64,
+    opening_plies: u32,
+    auto_reset: bool,
+}
+
+/// One slot's view of the outputs.
+struct Row<'a> {
+    observation: &'a mut [f32],
+    legal: &'a mut [bool],
+    rewards: &'a mut [f32],
+    terminated: &'a mut bool,
+    to_move: &'a mut i8,
+}
+
+impl<G: Game> Games<G> {
+    /// A new game in slot `slot`: the start, then `opening_plies` random
+    /// moves drawn from the seed, the slot and its game count (so the
+    /// same seed gives the same openings at any thread count).
+    fn restart(&self, slot: usize, episode: u64) -> G::State {
+        let mut state = self.game.start();
+        if self.opening_plies == 0 {
+            return state;
+        }
+        let mut rng = SmallRng::seed_from_u64(
+            self.seed
+                ^ (slot as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ episode.wrapping_mul(0xD1B5_4A32_D192_ED03),
+        );
+        for _ in 0..self.opening_plies {
+            let legal = self.game.legal_moves(&state);
+            if legal.is_empty() {
+                // An opening that ends the game is no opening: start plain.
+                return self.game.start();
+            }
+            let mv = legal.nth(rng.random_range(0..legal.len()));
+            self.game.play_unchecked(&mut state, mv);
+        }
+        if self.game.is_over(&state) {
+            return self.game.start();
+        }
+        state
+    }
+
+    /// Writes slot's outputs for `state`.
+    fn write(&self, state: &G::State, row: Row<'_>) {
+        self.game.observe(state, row.observation);
+        row.legal.fill(false);
+        let pits = self.game.pits();
+        for m in self.game.legal_moves(state) {
+            row.legal[m.action_index(pits)] = true;
+        }
+        *row.to_move = self
+            .game
+            .to_move(state)
+            .map_or(TERMINAL as i8, |p| p.index() as i8);
+    }
+
+    /// Runs `each(slot, state, episode, row)` over every slot, in chunks on
+    /// `pool`'s threads (or on this thread for a batch of one chunk).
+    fn for_each_slot<F>(&mut self, out: Out<'_>, pool: &rayon::ThreadPool, each: F)
+    where
+        F: Fn(&Self, usize, &mut G::State, &mut u64, Row<'_>) + Sync,
+    {
+        let width = self.game.observation_len();
+        let actions = self.game.num_actions();
+        let mut states = std::mem::take(&mut self.states);
+        let mut episodes = std::mem::take(&mut self.episodes);
+        {
+            let this = &*self;
+            let run = |chunk: usize,
+                       states: &mut [G::State],
+                       episodes: &mut [u64],
+                       obs: &mut [f32],
+                       legal: &mut [bool],
+                       rewards: &mut [f32],
+                       terminated: &mut [bool],
+                       to_move: &mut [i8]| {
+                let rows = obs
+                    .chunks_mut(width)
+                    .zip(legal.chunks_mut(actions))
+                    .zip(rewards.chunks_mut(2))
+                    .zip(terminated.iter_mut())
+                    .zip(to_move.iter_mut());
+                for (k, ((((o, l), r), t), p)) in rows.enumerate() {
+                    let row = Row {
+                        observation: o,
+                        legal: l,
+                        rewards: r,
+                        terminated: t,
+                        to_move: p,
+                    };
+                    each(
+                        this,
+                        chunk * CHUNK + k,
+                        &mut states[k],
+                        &mut episodes[k],
+                        row,
+                    );
+                }
+            };
+            let n = states.len();
+            if n <= CHUNK || pool.current_num_threads() == 1 {
+                run(
+                    0,
+                    &mut states,
+                    &mut episodes,
+                    out.observations,
+                    out.legal,
+                    out.rewards,
+                    out.terminated,
+                    out.to_move,
+                );
+            } else {
+                // The slices cut into the same chunks of games, zipped.
+                let tasks: Vec<_> = states
+                    .chunks_mut(CHUNK)
+                    .zip(episodes.chunks_mut(CHUNK))
+                    .zip(out.observations.chunks_mut(CHUNK * width))
+                    .zip(out.legal.chunks_mut(CHUNK * actions))
+                    .zip(out.rewards.chunks_mut(CHUNK * 2))
+                    .zip(out.terminated.chunks_mut(CHUNK))
+                    .zip(out.to_move.chunks_mut(CHUNK))
+                    .enumerate()
+                    .collect();
+                pool.install(|| {
+                    tasks
+                        .into_par_iter()
+                        .for_each(|(chunk, ((((((s, e), o), l), r), t), p))| {
+                            run(chunk, s, e, o, l, r, t, p)
+                        });
+                });
+            }
+        }
+        self.states = states;
+        self.episodes = episodes;
+    }
+}
+
+impl<G: Game> Batch for Games<G> {
+    fn reset_all(&mut self, out: Out<'_>, pool: &rayon::ThreadPool) {
+        self.for_each_slot(out, pool, |this, slot, state, episode, row| {
+            *episode += 1;
+            *state = this.restart(slot, *episode);
+            row.rewards.fill(0.0);
+            *row.terminated = false;
+            this.write(state, row);
+        });
+    }
+
+    fn check(&self, actions: &[i64]) -> Result<(), String> {
+        let pits = self.game.pits();
+        for (i, (&a, state)) in actions.iter().zip(&self.states).enumerate() {
+            let legal = self.game.legal_moves(state);
+            let ok = usize::try_from(a)
+                .ok()
+                .filter(|&a| a <= pits)
+                .is_some_and(|a| legal.contains(Move::from_action_index(a, pits)));
+            if !ok {
+                let legal: Vec<String> = legal
+                    .into_iter()
+                    .map(|m| m.action_index(pits).to_string())
+                    .collect();
+                return Err(if legal.is_empty() {
+                    format!(
+                        "game {i} is over (auto_reset is off): reset() before stepping it again"
+                    )
+                } else {
+                    format!(
+                        "game {i}: action {a} is not legal; legal actions are {}",
+                        legal.join(" ")
+                    )
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, actions: &[i64], out: Out<'_>, pool: &rayon::ThreadPool) {
+        let pits = self.game.pits();
+        let auto_reset = self.auto_reset;
+        self.for_each_slot(out, pool, |this, slot, state, episode, row| {
+            let mv = Move::from_action_index(actions[slot] as usize, pits);
+            this.game.play_unchecked(state, mv);
+            match this.game.outcome(state) {
+                None => {
+                    row.rewards.fill(0.0);
+                    *row.terminated = false;
+                }
+                Some(outcome) => {
+                    let (r0, r1) = match outcome.winner() {
+                        Some(Player::ZERO) => (1.0, -1.0),
+                        Some(_) => (-1.0, 1.0),
+                        None => (0.0, 0.0),
+                    };
+                    row.rewards[0] = r0;
+                    row.rewards[1] = r1;
+                    *row.terminated = true;
+                    if auto_reset {
+                        *episode += 1;
+                        *state = this.restart(slot, *episode);
+                    }
+                }
+            }
+            this.write(state, row);
+        });
+    }
+
+    fn state(&self, i: usize) -> PyState {
+        PyState::new(
+            self.spec,
+            Box::new(Pos {
+                game: self.game.clone(),
+                state: self.states[i].clone(),
+            }),
+            None,
+        )
+    }
+}
+
+fn batch(
+    spec: GameSpec,
+    n: usize,
+    seed: u64,
+    opening_plies: u32,
+    auto_reset: bool,
+) -> Box<dyn Batch> {
+    mancala_core::with_game!(&spec, game => Box::new(Games {
+        spec,
+        game: *game,
+        states: vec![game.start(); n],
+        episodes: vec![0; n],
+        seed,
+        opening_plies,
+        auto_reset,
+    }) as Box<dyn Batch>)
+}
+
+/// `n` games of one spec held in Rust and stepped together, for training
+/// loops: `reset()` and `step(actions)` return the same five NumPy arrays,
+/// written in place each time (copy what you keep):
+///
+/// - `observations`: float32 `(n, *game.observation_shape())`, each game's
+///   `State.observation_tensor()` (the mover's point of view);
+/// - `legal`: bool `(n, num_distinct_actions)`, each game's legal actions;
+/// - `rewards`: float32 `(n, 2)`, each player's result of a game that the
+///   step ended (1 win, 0 draw, -1 loss), else 0;
+/// - `terminated`: bool `(n,)`, whether the step ended the game;
+/// - `to_move`: int8 `(n,)`, the player to move next (`TERMINAL`, -4, in a
+///   finished game that was not reset).
+///
+/// With `auto_reset` (the default) a game that ends starts again at once:
+/// its row then shows the new game, while `rewards` and `terminated` tell of
+/// the one that ended. `opening_plies` random moves begin every game
+/// (drawn from `seed`, the game's slot and its count, so that the same
+/// seed gives the same games at any thread count). Steps run without the
+/// GIL on `threads` threads (default: all cores).
+#[pyclass(name = "VectorGame", module = "mancala")]
+pub struct PyVectorGame {
+    spec: GameSpec,
+    n: usize,
+    games: Box<dyn Batch>,
+    pool: rayon::ThreadPool,
+    observations: Py<PyArray2<f32>>,
+    legal: Py<PyArray2<bool>>,
+    rewards: Py<PyArray2<f32>>,
+    terminated: Py<PyArray1<bool>>,
+    to_move: Py<PyArray1<i8>>,
+}
+
+type StepArrays<'py> = Bound<'py, PyTuple>;
+
+#[pymethods]
+impl PyVectorGame {
+    #[new]
+    #[pyo3(signature = (spec, n, seed = 0, *, auto_reset = true, opening_plies = 0, threads = None))]
+    fn new(
+        py: Python<'_>,
+        spec: &str,
+        n: usize,
+        seed: u64,
+        auto_reset: bool,
+        opening_plies: u32,
+        threads: Option<usize>,
+    ) -> PyResult<PyVectorGame> {
+        let spec = crate::game::parse_spec(spec)?;
+        if n == 0 {
+            return Err(PyValueError::new_err("n must be at least 1"));
+        }
+        let threads = match threads {
+            Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+            Some(t) => t,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("mancala-vector-{i}"))
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
+        let width = crate::position::observation_len(&spec);
+        let actions = crate::position::num_actions(&spec);
+        let mut vector = PyVectorGame {
+            spec,
+            n,
+            games: batch(spec, n, seed, opening_plies, auto_reset),
+            pool,
+            observations: PyArray2::zeros(py, [n, width], false).unbind(),
+            legal: PyArray2::zeros(py, [n, actions], false).unbind(),
+            rewards: PyArray2::zeros(py, [n, 2], false).unbind(),
+            terminated: PyArray1::zeros(py, n, false).unbind(),
+            to_move: PyArray1::zeros(py, n, false).unbind(),
+        };
+        vector.run(py, None)?;
+        Ok(vector)
+    }
+
+    /// Number of games.
+    fn __len__(&self) -> usize {
+        self.n
+    }
+
+    /// The game spec, canonical.
+    #[getter]
+    fn spec(&self) -> String {
+        self.spec.to_string()
+    }
+
+    /// Restarts every game; returns `(observations, legal, rewards,
+    /// terminated, to_move)`.
+    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<StepArrays<'py>> {
+        self.run(py, None)?;
+        self.arrays(py)
+    }
+
+    /// Plays `actions[i]` (an action id) in game `i`, every game at once;
+    /// returns `(observations, legal, rewards, terminated, to_move)`.
+    /// `ValueError` naming the first game whose action is not legal (then
+    /// no game moves).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: PyArrayLike1<'py, i64, AllowTypeChange>,
+    ) -> PyResult<StepArrays<'py>> {
+        let actions = actions
+            .as_slice()
+            .map_err(|e| PyValueError::new_err(format!("actions: {e}")))?;
+        if actions.len() != self.n {
+            return Err(PyValueError::new_err(format!(
+                "actions: {} given for {} games",
+                actions.len(),
+                self.n
+            )));
+        }
+        self.games.check(actions).map_err(PyValueError::new_err)?;
+        self.run(py, Some(actions))?;
+        self.arrays(py)
+    }
+
+    /// Game `i`'s position, as a `State` (a copy).
+    fn state(&self, i: usize) -> PyResult<PyState> {
+        if i >= self.n {
+            return Err(PyValueError::new_err(format!(
+                "game {i} does not exist: there are {}",
+                self.n
+            )));
+        }
+        Ok(self.games.state(i))
+    }
+}
+
+/// The output arrays cannot be written as this batch's: their layout was
+/// changed from Python.
+fn changed(e: &dyn std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(format!("the output arrays were changed: {e}"))
+}
+
+impl PyVectorGame {
+    /// Resets (`None`) or steps every game, with the GIL released.
+    fn run(&mut self, py: Python<'_>, actions: Option<&[i64]>) -> PyResult<()> {
+        let mut observations = self.observations.bind(py).try_readwrite()?;
+        let mut legal = self.legal.bind(py).try_readwrite()?;
+        let mut rewards = self.rewards.bind(py).try_readwrite()?;
+        let mut terminated = self.terminated.bind(py).try_readwrite()?;
+        let mut to_move = self.to_move.bind(py).try_readwrite()?;
+        let out = Out {
+            observations: observations.as_slice_mut().map_err(|e| changed(&e))?,
+            legal: legal.as_slice_mut().map_err(|e| changed(&e))?,
+            rewards: rewards.as_slice_mut().map_err(|e| changed(&e))?,
+            terminated: terminated.as_slice_mut().map_err(|e| changed(&e))?,
+            to_move: to_move.as_slice_mut().map_err(|e| changed(&e))?,
+        };
+        let games = &mut self.games;
+        let pool = &self.pool;
+        crate::interrupt::guarded(|| {
+            py.detach(|| match actions {
+                None => games.reset_all(out, pool),
+                Some(actions) => games.step(actions, out, pool),
+            })
+        })
+    }
+
+    fn arrays<'py>(&self, py: Python<'py>) -> PyResult<StepArrays<'py>> {
+        PyTuple::new(
+            py,
+            [
+                self.observations.bind(py).clone().into_any(),
+                self.legal.bind(py).clone().into_any(),
+                self.rewards.bind(py).clone().into_any(),
+                self.terminated.bind(py).clone().into_any(),
+                self.to_move.bind(py).clone().into_any(),
+            ],
+        )
+    }
+}

@@ -1,0 +1,117 @@
+"""The batched environment against one State per game, and its errors."""
+
+import numpy as np
+import pytest
+
+import mancala
+
+
+def reference_step(states, actions, auto_reset, game):
+    """What a step must give, computed one State at a time."""
+    rewards = np.zeros((len(states), 2), dtype=np.float32)
+    terminated = np.zeros(len(states), dtype=bool)
+    for i, (s, a) in enumerate(zip(states, actions)):
+        s.apply_action(int(a))
+        if s.is_terminal():
+            rewards[i] = s.returns()
+            terminated[i] = True
+            if auto_reset:
+                states[i] = game.new_initial_state()
+    return rewards, terminated
+
+
+@pytest.mark.parametrize("spec", ["kalah", "kalah:pits=4,seeds=3,pie=true", "oware", "congkak:pits=5,seeds=4,rounds=many"])
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_steps_agree_with_states_stepped_one_by_one(spec, auto_reset):
+    game = mancala.Game(spec)
+    n = 700  # more than one chunk of games, so that threads share them
+    vector = mancala.VectorGame(spec, n, seed=1, auto_reset=auto_reset, threads=2)
+    states = [game.new_initial_state() for _ in range(n)]
+    rng = np.random.default_rng(0)
+    obs, legal, rewards, terminated, to_move = vector.reset()
+    assert obs.shape == (n, *game.observation_shape()) and obs.dtype == np.float32
+    assert legal.shape == (n, game.num_distinct_actions()) and legal.dtype == np.bool_
+    assert rewards.shape == (n, 2) and terminated.shape == (n,) and to_move.dtype == np.int8
+    ended = 0
+    for _ in range(120):
+        if not auto_reset:
+            live = [i for i, s in enumerate(states) if not s.is_terminal()]
+            if not live:
+                break
+        actions = np.array(
+            [rng.choice(s.legal_actions()) if not s.is_terminal() else 0 for s in states], dtype=np.int64
+        )
+        if not auto_reset:
+            # Finished games cannot step: restart them through reset().
+            if any(s.is_terminal() for s in states):
+                obs, legal, rewards, terminated, to_move = vector.reset()
+                states = [game.new_initial_state() for _ in range(n)]
+                continue
+        want_rewards, want_terminated = reference_step(states, actions, auto_reset, game)
+        obs, legal, rewards, terminated, to_move = vector.step(actions)
+        ended += int(want_terminated.sum())
+        np.testing.assert_array_equal(terminated, want_terminated)
+        np.testing.assert_array_equal(rewards, want_rewards)
+        for i in range(0, n, 37):
+            s = states[i]
+            np.testing.assert_array_equal(obs[i], s.observation_tensor())
+            np.testing.assert_array_equal(legal[i], s.legal_actions_mask())
+            assert to_move[i] == s.current_player()
+            assert vector.state(i) == s
+    assert ended > 0
+
+
+def test_the_arrays_are_written_in_place():
+    vector = mancala.VectorGame("kalah", 3)
+    first = vector.reset()
+    second = vector.step(np.zeros(3, dtype=np.int32))
+    assert all(a is b for a, b in zip(first, second))
+
+
+def test_an_illegal_action_raises_and_no_game_moves():
+    vector = mancala.VectorGame("kalah", 4)
+    vector.step([2, 2, 2, 2])  # an extra turn in each: pit 3 is empty now
+    before = [vector.state(i).to_notation() for i in range(4)]
+    with pytest.raises(ValueError, match="game 1: action 2 is not legal; legal actions are 0 1 3 4 5"):
+        vector.step([0, 2, 0, 0])
+    with pytest.raises(ValueError, match="game 0: action 9 is not legal"):
+        vector.step([9, 0, 0, 0])
+    with pytest.raises(ValueError, match="3 given for 4 games"):
+        vector.step([0, 0, 0])
+    assert [vector.state(i).to_notation() for i in range(4)] == before
+    with pytest.raises(ValueError, match="game 4 does not exist"):
+        vector.state(4)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        mancala.VectorGame("kalah", 0)
+    with pytest.raises(ValueError, match="unknown game"):
+        mancala.VectorGame("chess", 2)
+
+
+def test_a_finished_game_without_auto_reset_must_be_reset():
+    vector = mancala.VectorGame("kalah:pits=1,seeds=1", 2, auto_reset=False)
+    _, _, rewards, terminated, to_move = vector.step([0, 0])
+    assert terminated.all() and (to_move == mancala.TERMINAL).all()
+    assert rewards.tolist() == [[0.0, 0.0], [0.0, 0.0]] or rewards.sum() == 0
+    with pytest.raises(ValueError, match="game 0 is over"):
+        vector.step([0, 0])
+    vector.reset()
+    vector.step([0, 0])
+
+
+def run(seed, threads, plies=3, steps=60, n=1500):
+    vector = mancala.VectorGame("kalah", n, seed=seed, opening_plies=plies, threads=threads)
+    obs, legal, *_ = vector.reset()
+    trail = [obs.copy()]
+    for _ in range(steps):
+        actions = legal.argmax(axis=1)  # the first legal action of each game
+        obs, legal, rewards, terminated, to_move = vector.step(actions)
+        trail.append(obs.copy())
+    return np.stack(trail)
+
+
+def test_openings_follow_the_seed_at_any_thread_count():
+    one = run(7, 1)
+    assert np.array_equal(one, run(7, 2))
+    assert not np.array_equal(one, run(8, 2))
+    # Openings differ between games of one batch.
+    assert len({row.tobytes() for row in one[0]}) > 100
