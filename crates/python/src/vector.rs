@@ -9,13 +9,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rayon::prelude::*;
 
 use crate::game::{PyState, TERMINAL};
 use crate::position::Pos;
 
-/// Games a thread steps as one task: enough to pay for the task, few
-/// enough to spread a small batch over the cores.
+/// Fewest games worth a thread of their own in a step: fewer are
+/// stepped faster than a thread starts.
 const CHUNK: usize = 512;
 
 /// The arrays one step writes, as slices, one row per game.
@@ -30,12 +29,12 @@ struct Out<'a> {
 /// The games of a batch, whichever game they play.
 trait Batch: Send + Sync {
     /// Restarts every game and writes the outputs.
-    fn reset_all(&mut self, out: Out<'_>, pool: &rayon::ThreadPool);
+    fn reset_all(&mut self, out: Out<'_>, threads: usize);
     /// Checks that `actions[i]` is legal in game `i`: the index and a
     /// message for the first that is not.
     fn check(&self, actions: &[i64]) -> Result<(), String>;
     /// Plays `actions[i]` in game `i` (checked) and writes the outputs.
-    fn step(&mut self, actions: &[i64], out: Out<'_>, pool: &rayon::ThreadPool);
+    fn step(&mut self, actions: &[i64], out: Out<'_>, threads: usize);
     /// Game `i`'s position.
     fn state(&self, i: usize) -> PyState;
 }
@@ -103,9 +102,9 @@ impl<G: Game> Games<G> {
             .map_or(TERMINAL as i8, |p| p.index() as i8);
     }
 
-    /// Runs `each(slot, state, episode, row)` over every slot, in chunks on
-    /// `pool`'s threads (or on this thread for a batch of one chunk).
-    fn for_each_slot<F>(&mut self, out: Out<'_>, pool: &rayon::ThreadPool, each: F)
+    /// Runs `each(slot, state, episode, row)` over every slot, on up to
+    /// `threads` threads.
+    fn for_each_slot<F>(&mut self, out: Out<'_>, threads: usize, each: F)
     where
         F: Fn(&Self, usize, &mut G::State, &mut u64, Row<'_>) + Sync,
     {
@@ -115,7 +114,7 @@ impl<G: Game> Games<G> {
         let mut episodes = std::mem::take(&mut self.episodes);
         {
             let this = &*self;
-            let run = |chunk: usize,
+            let run = |offset: usize,
                        states: &mut [G::State],
                        episodes: &mut [u64],
                        obs: &mut [f32],
@@ -137,47 +136,34 @@ impl<G: Game> Games<G> {
                         terminated: t,
                         to_move: p,
                     };
-                    each(
-                        this,
-                        chunk * CHUNK + k,
-                        &mut states[k],
-                        &mut episodes[k],
-                        row,
-                    );
+                    each(this, offset + k, &mut states[k], &mut episodes[k], row);
                 }
             };
             let n = states.len();
-            if n <= CHUNK || pool.current_num_threads() == 1 {
-                run(
-                    0,
-                    &mut states,
-                    &mut episodes,
-                    out.observations,
-                    out.legal,
-                    out.rewards,
-                    out.terminated,
-                    out.to_move,
-                );
-            } else {
-                // The slices cut into the same chunks of games, zipped.
-                let tasks: Vec<_> = states
-                    .chunks_mut(CHUNK)
-                    .zip(episodes.chunks_mut(CHUNK))
-                    .zip(out.observations.chunks_mut(CHUNK * width))
-                    .zip(out.legal.chunks_mut(CHUNK * actions))
-                    .zip(out.rewards.chunks_mut(CHUNK * 2))
-                    .zip(out.terminated.chunks_mut(CHUNK))
-                    .zip(out.to_move.chunks_mut(CHUNK))
-                    .enumerate()
-                    .collect();
-                pool.install(|| {
-                    tasks
-                        .into_par_iter()
-                        .for_each(|(chunk, ((((((s, e), o), l), r), t), p))| {
-                            run(chunk, s, e, o, l, r, t, p)
-                        });
-                });
-            }
+            // One contiguous share of the games per thread, the calling
+            // thread taking the first: threads started for the step and
+            // gone after it, so that none spins beside the Python code
+            // between steps (on two cores a waiting pool slowed steps 3x).
+            let parts = threads.min(n.div_ceil(CHUNK)).max(1);
+            let share = n.div_ceil(parts);
+            let mut tasks: Vec<_> = states
+                .chunks_mut(share)
+                .zip(episodes.chunks_mut(share))
+                .zip(out.observations.chunks_mut(share * width))
+                .zip(out.legal.chunks_mut(share * actions))
+                .zip(out.rewards.chunks_mut(share * 2))
+                .zip(out.terminated.chunks_mut(share))
+                .zip(out.to_move.chunks_mut(share))
+                .collect();
+            let first = tasks.remove(0);
+            std::thread::scope(|scope| {
+                for (part, ((((((s, e), o), l), r), t), p)) in tasks.into_iter().enumerate() {
+                    let run = &run;
+                    scope.spawn(move || run((part + 1) * share, s, e, o, l, r, t, p));
+                }
+                let ((((((s, e), o), l), r), t), p) = first;
+                run(0, s, e, o, l, r, t, p);
+            });
         }
         self.states = states;
         self.episodes = episodes;
@@ -185,8 +171,8 @@ impl<G: Game> Games<G> {
 }
 
 impl<G: Game> Batch for Games<G> {
-    fn reset_all(&mut self, out: Out<'_>, pool: &rayon::ThreadPool) {
-        self.for_each_slot(out, pool, |this, slot, state, episode, row| {
+    fn reset_all(&mut self, out: Out<'_>, threads: usize) {
+        self.for_each_slot(out, threads, |this, slot, state, episode, row| {
             *episode += 1;
             *state = this.restart(slot, *episode);
             row.rewards.fill(0.0);
@@ -223,10 +209,10 @@ impl<G: Game> Batch for Games<G> {
         Ok(())
     }
 
-    fn step(&mut self, actions: &[i64], out: Out<'_>, pool: &rayon::ThreadPool) {
+    fn step(&mut self, actions: &[i64], out: Out<'_>, threads: usize) {
         let pits = self.game.pits();
         let auto_reset = self.auto_reset;
-        self.for_each_slot(out, pool, |this, slot, state, episode, row| {
+        self.for_each_slot(out, threads, |this, slot, state, episode, row| {
             let mv = Move::from_action_index(actions[slot] as usize, pits);
             this.game.play_unchecked(state, mv);
             match this.game.outcome(state) {
@@ -301,13 +287,16 @@ fn batch(
 /// the one that ended. `opening_plies` random moves begin every game
 /// (drawn from `seed`, the game's slot and its count, so that the same
 /// seed gives the same games at any thread count). Steps run without the
-/// GIL on `threads` threads (default: all cores).
+/// GIL on `threads` threads (default 1: on the 2-core machine this was
+/// measured on, splitting a step over two threads made it slower; see
+/// `scripts/python-bench.py`).
 #[pyclass(name = "VectorGame", module = "mancala")]
 pub struct PyVectorGame {
     spec: GameSpec,
     n: usize,
     games: Box<dyn Batch>,
-    pool: rayon::ThreadPool,
+    /// Threads a step may use.
+    threads: usize,
     observations: Py<PyArray2<f32>>,
     legal: Py<PyArray2<bool>>,
     rewards: Py<PyArray2<f32>>,
@@ -337,20 +326,15 @@ impl PyVectorGame {
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
             Some(t) => t,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            None => 1,
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("mancala-vector-{i}"))
-            .build()
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
         let width = crate::position::observation_len(&spec);
         let actions = crate::position::num_actions(&spec);
         let mut vector = PyVectorGame {
             spec,
             n,
             games: batch(spec, n, seed, opening_plies, auto_reset),
-            pool,
+            threads,
             observations: PyArray2::zeros(py, [n, width], false).unbind(),
             legal: PyArray2::zeros(py, [n, actions], false).unbind(),
             rewards: PyArray2::zeros(py, [n, 2], false).unbind(),
@@ -437,11 +421,11 @@ impl PyVectorGame {
             to_move: to_move.as_slice_mut().map_err(|e| changed(&e))?,
         };
         let games = &mut self.games;
-        let pool = &self.pool;
+        let threads = self.threads;
         crate::interrupt::guarded(|| {
             py.detach(|| match actions {
-                None => games.reset_all(out, pool),
-                Some(actions) => games.step(actions, out, pool),
+                None => games.reset_all(out, threads),
+                Some(actions) => games.step(actions, out, threads),
             })
         })
     }

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Speed of the Python package (a benchmark, not a test).
+
+1. Random legal play through the state API (``legal_actions``,
+   ``apply_action``, ``is_terminal``), games per second, against the same
+   loop over OpenSpiel's ``pyspiel`` on its ``mancala`` (Kalah 6x4) and
+   ``oware`` games when ``open-spiel`` is installed beside it.
+2. The batched environment's steps per second for several batch sizes on
+   one and two threads, with the actions drawn by NumPy from the legal
+   masks (the draw is part of the loop, as in a training loop), and the
+   memory its arrays take.
+
+Usage: python scripts/python-bench.py [--seconds S]   (after pip install ./crates/python)
+Run it on an otherwise idle machine; every figure comes from this run.
+"""
+
+import argparse
+import random
+import time
+
+import numpy as np
+
+import mancala
+
+
+def games_per_second(new_state, seconds, seed=1):
+    rng = random.Random(seed)
+    games = plies = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = new_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            plies += 1
+        games += 1
+    took = time.perf_counter() - started
+    return games / took, plies / max(games, 1)
+
+
+def vector_steps_per_second(spec, n, threads, seconds, seed=1):
+    vector = mancala.VectorGame(spec, n, seed=seed, threads=threads)
+    obs, legal, rewards, terminated, to_move = vector.reset()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        # A random legal action per game: the largest of uniform draws
+        # over the legal actions.
+        actions = (rng.random(legal.shape, dtype=np.float32) * legal).argmax(axis=1)
+        obs, legal, rewards, terminated, to_move = vector.step(actions)
+        steps += n
+    took = time.perf_counter() - started
+    memory = sum(a.nbytes for a in (obs, legal, rewards, terminated, to_move))
+    return steps / took, memory
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
+    args = parser.parse_args()
+
+    try:
+        import pyspiel
+    except ImportError:
+        pyspiel = None
+        print("open-spiel is not installed: pip install open-spiel for the comparison")
+
+    print("## Random play through the state API (games/s, one thread)\n")
+    print("| game | mancala | pyspiel | ratio | plies/game |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for ours, theirs in [("kalah", "mancala"), ("oware", "oware")]:
+        game = mancala.Game(ours)
+        rate, plies = games_per_second(game.new_initial_state, args.seconds)
+        if pyspiel is not None:
+            their_game = pyspiel.load_game(theirs)
+            their_rate, _ = games_per_second(their_game.new_initial_state, args.seconds)
+            print(f"| {ours} | {rate:,.0f} | {their_rate:,.0f} | {rate / their_rate:.2f}x | {plies:.1f} |")
+        else:
+            print(f"| {ours} | {rate:,.0f} | - | - | {plies:.1f} |")
+
+    print("\n## VectorGame (Kalah 6x4), steps/s with NumPy drawing the actions\n")
+    print("| n | threads | steps/s | arrays |")
+    print("| ---: | ---: | ---: | ---: |")
+    for n in [256, 4096, 65536]:
+        for threads in [1, 2]:
+            rate, memory = vector_steps_per_second("kalah", n, threads, args.seconds)
+            print(f"| {n:,} | {threads} | {rate / 1e6:.2f} M | {memory / 2**20:.2f} MiB |")
+
+
+if __name__ == "__main__":
+    main()
