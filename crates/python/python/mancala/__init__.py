@@ -20,6 +20,8 @@ The engine, agents and exact solver of the mancala toolkit, from Python::
 - ``VectorGame`` steps many games at once in Rust, for training loops.
 - ``mancala.pettingzoo`` and ``mancala.gym`` are PettingZoo and Gymnasium
   environments (``pip install mancala[rl]``).
+- ``mancala.engine.serve(choose)`` makes a Python function an engine of the
+  toolkit's engine protocol, to play in its tournaments.
 """
 
 from ._mancala import (
