@@ -42,6 +42,8 @@ trait Batch: Send + Sync {
 struct Games<G: Game> {
     spec: GameSpec,
     game: G,
+    /// The start position, cloned at each restart (building it is slower).
+    start: G::State,
     states: Vec<G::State>,
     /// Games begun in each slot: with the seed, what decides its opening.
     episodes: Vec<u64>,
@@ -64,7 +66,7 @@ impl<G: Game> Games<G> {
     /// moves drawn from the seed, the slot and its game count (so the
     /// same seed gives the same openings at any thread count).
     fn restart(&self, slot: usize, episode: u64) -> G::State {
-        let mut state = self.game.start();
+        let mut state = self.start.clone();
         if self.opening_plies == 0 {
             return state;
         }
@@ -77,13 +79,13 @@ impl<G: Game> Games<G> {
             let legal = self.game.legal_moves(&state);
             if legal.is_empty() {
                 // An opening that ends the game is no opening: start plain.
-                return self.game.start();
+                return self.start.clone();
             }
             let mv = legal.nth(rng.random_range(0..legal.len()));
             self.game.play_unchecked(&mut state, mv);
         }
         if self.game.is_over(&state) {
-            return self.game.start();
+            return self.start.clone();
         }
         state
     }
@@ -91,11 +93,15 @@ impl<G: Game> Games<G> {
     /// Writes slot's outputs for `state`.
     fn write(&self, state: &G::State, row: Row<'_>) {
         self.game.observe(state, row.observation);
-        row.legal.fill(false);
-        let pits = self.game.pits();
-        for m in self.game.legal_moves(state) {
-            row.legal[m.action_index(pits)] = true;
+        // Straight from the move set's bits (pit i is bit i, the swap bit
+        // 31): no fill and no iteration over the moves, this is per game
+        // and per step.
+        let bits = self.game.legal_moves(state).bits();
+        let (swap, pits) = row.legal.split_last_mut().expect("a swap entry");
+        for (i, l) in pits.iter_mut().enumerate() {
+            *l = bits & (1 << i) != 0;
         }
+        *swap = bits & (1 << 31) != 0;
         *row.to_move = self
             .game
             .to_move(state)
@@ -143,7 +149,8 @@ impl<G: Game> Games<G> {
             // One contiguous share of the games per thread, the calling
             // thread taking the first: threads started for the step and
             // gone after it, so that none spins beside the Python code
-            // between steps (on two cores a waiting pool slowed steps 3x).
+            // between steps (a rayon pool's waiting workers competed with
+            // the Python code on two cores).
             let parts = threads.min(n.div_ceil(CHUNK)).max(1);
             let share = n.div_ceil(parts);
             let mut tasks: Vec<_> = states
@@ -175,7 +182,8 @@ impl<G: Game> Batch for Games<G> {
         self.for_each_slot(out, threads, |this, slot, state, episode, row| {
             *episode += 1;
             *state = this.restart(slot, *episode);
-            row.rewards.fill(0.0);
+            row.rewards[0] = 0.0;
+            row.rewards[1] = 0.0;
             *row.terminated = false;
             this.write(state, row);
         });
@@ -217,7 +225,8 @@ impl<G: Game> Batch for Games<G> {
             this.game.play_unchecked(state, mv);
             match this.game.outcome(state) {
                 None => {
-                    row.rewards.fill(0.0);
+                    row.rewards[0] = 0.0;
+                    row.rewards[1] = 0.0;
                     *row.terminated = false;
                 }
                 Some(outcome) => {
@@ -261,6 +270,7 @@ fn batch(
     mancala_core::with_game!(&spec, game => Box::new(Games {
         spec,
         game: *game,
+        start: game.start(),
         states: vec![game.start(); n],
         episodes: vec![0; n],
         seed,
@@ -287,9 +297,8 @@ fn batch(
 /// the one that ended. `opening_plies` random moves begin every game
 /// (drawn from `seed`, the game's slot and its count, so that the same
 /// seed gives the same games at any thread count). Steps run without the
-/// GIL on `threads` threads (default 1: on the 2-core machine this was
-/// measured on, splitting a step over two threads made it slower; see
-/// `scripts/python-bench.py`).
+/// GIL on `threads` threads (default: all cores), each taking a share of
+/// at least 512 games.
 #[pyclass(name = "VectorGame", module = "mancala")]
 pub struct PyVectorGame {
     spec: GameSpec,
@@ -326,7 +335,7 @@ impl PyVectorGame {
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
             Some(t) => t,
-            None => 1,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
         let width = crate::position::observation_len(&spec);
         let actions = crate::position::num_actions(&spec);
