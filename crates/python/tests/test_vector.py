@@ -24,7 +24,7 @@ def reference_step(states, actions, auto_reset, game):
 @pytest.mark.parametrize("auto_reset", [True, False])
 def test_steps_agree_with_states_stepped_one_by_one(spec, auto_reset):
     game = mancala.Game(spec)
-    n = 700  # more than one chunk of games, so that threads share them
+    n = 700
     vector = mancala.VectorGame(spec, n, seed=1, auto_reset=auto_reset, threads=2)
     states = [game.new_initial_state() for _ in range(n)]
     rng = np.random.default_rng(0)
@@ -58,6 +58,30 @@ def test_steps_agree_with_states_stepped_one_by_one(spec, auto_reset):
             np.testing.assert_array_equal(legal[i], s.legal_actions_mask())
             assert to_move[i] == s.current_player()
             assert vector.state(i) == s
+    assert ended > 0
+
+
+def test_a_batch_split_over_threads_steps_as_one_state_at_a_time():
+    # Enough games for each of two threads to take a share (8,192 at least).
+    game = mancala.Game("kalah:pie=true")
+    n = 16500
+    vector = mancala.VectorGame("kalah:pie=true", n, seed=2, threads=2)
+    states = [game.new_initial_state() for _ in range(n)]
+    rng = np.random.default_rng(3)
+    vector.reset()
+    ended = 0
+    for _ in range(60):
+        actions = np.array([rng.choice(s.legal_actions()) for s in states], dtype=np.int64)
+        want_rewards, want_terminated = reference_step(states, actions, True, game)
+        obs, legal, rewards, terminated, to_move = vector.step(actions)
+        ended += int(want_terminated.sum())
+        np.testing.assert_array_equal(terminated, want_terminated)
+        np.testing.assert_array_equal(rewards, want_rewards)
+        np.testing.assert_array_equal(to_move, [s.current_player() for s in states])
+    for i in [0, 8191, 8192, 8250, n - 1]:
+        assert vector.state(i) == states[i]
+        np.testing.assert_array_equal(obs[i], states[i].observation_tensor())
+        np.testing.assert_array_equal(legal[i], states[i].legal_actions_mask())
     assert ended > 0
 
 
@@ -98,7 +122,7 @@ def test_a_finished_game_without_auto_reset_must_be_reset():
     vector.step([0, 0])
 
 
-def run(seed, threads, plies=3, steps=60, n=1500):
+def run(seed, threads, plies=3, steps=60, n=17000):
     vector = mancala.VectorGame("kalah", n, seed=seed, opening_plies=plies, threads=threads)
     obs, legal, *_ = vector.reset()
     trail = [obs.copy()]
