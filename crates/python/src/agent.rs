@@ -131,7 +131,7 @@ impl PyAgent {
     /// multi-round Congkak, an engine that is not there).
     fn choose(&self, py: Python<'_>, state: PyRef<'_, PyState>) -> PyResult<usize> {
         let spec = state.spec;
-        let pits = mancala_core::with_game!(&spec, g => g.pits());
+        let pits = crate::position::pits(&spec);
         if state.pos.to_move().is_none() {
             return Err(PyValueError::new_err(
                 "the game is over: there is no move to choose",
@@ -181,7 +181,7 @@ impl PyAgent {
         let pits = playing
             .built
             .as_ref()
-            .map_or(0, |(g, _)| mancala_core::with_game!(g, g => g.pits()));
+            .map_or(0, |(g, _)| crate::position::pits(g));
         let d = PyDict::new(py);
         let kind = match info.kind {
             SearchKind::None => None,

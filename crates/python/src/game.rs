@@ -246,12 +246,8 @@ impl PyState {
 
     /// The result for each player: `[1.0, -1.0]` when player 0 won,
     /// `[0.0, 0.0]` for a draw or an unfinished game.
-    fn returns(&self) -> [f64; 2] {
-        match self.pos.outcome().and_then(|o| o.winner()) {
-            Some(Player::ZERO) => [1.0, -1.0],
-            Some(_) => [-1.0, 1.0],
-            None => [0.0, 0.0],
-        }
+    fn returns(&self) -> [f32; 2] {
+        position::returns(self.pos.outcome())
     }
 
     /// Player 0's seeds minus player 1's: the final margin once the game

@@ -129,3 +129,13 @@ pub fn observe_for(pos: &dyn Position, pits: usize, viewer: Player, out: &mut [f
         own.swap_with_slice(&mut rest[..pits]);
     }
 }
+
+/// Each player's result of a finished game: 1 for the winner, -1 for the
+/// loser, 0 each for a draw (and for a game not over).
+pub fn returns(outcome: Option<Outcome>) -> [f32; 2] {
+    match outcome.and_then(|o| o.winner()) {
+        Some(Player::ZERO) => [1.0, -1.0],
+        Some(_) => [-1.0, 1.0],
+        None => [0.0, 0.0],
+    }
+}

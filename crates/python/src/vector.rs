@@ -2,7 +2,7 @@
 //! without the GIL and across cores, writing NumPy arrays in place: the
 //! environment of a training loop.
 
-use mancala_core::{Game, GameSpec, Move, Player};
+use mancala_core::{Game, GameSpec, Move};
 use numpy::{AllowTypeChange, PyArray1, PyArray2, PyArrayLike1, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -231,14 +231,9 @@ impl<G: Game> Batch for Games<G> {
                     row.rewards[1] = 0.0;
                     *row.terminated = false;
                 }
-                Some(outcome) => {
-                    let (r0, r1) = match outcome.winner() {
-                        Some(Player::ZERO) => (1.0, -1.0),
-                        Some(_) => (-1.0, 1.0),
-                        None => (0.0, 0.0),
-                    };
-                    row.rewards[0] = r0;
-                    row.rewards[1] = r1;
+                outcome @ Some(_) => {
+                    row.rewards
+                        .copy_from_slice(&crate::position::returns(outcome));
                     *row.terminated = true;
                     if auto_reset {
                         *episode += 1;

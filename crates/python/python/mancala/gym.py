@@ -28,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 import mancala
+from mancala._env import RENDER_MODES, action_mask, check_render_mode, render
 
 #: Registered ids and their game specs.
 ENVIRONMENTS = {
@@ -41,7 +42,7 @@ ENVIRONMENTS = {
 class MancalaEnv(gymnasium.Env):
     """One seat of a mancala game against a built-in opponent (see the module's doc)."""
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    metadata = {"render_modes": RENDER_MODES}
 
     def __init__(
         self,
@@ -55,8 +56,7 @@ class MancalaEnv(gymnasium.Env):
             raise ValueError(f"seat must be 0, 1 or None (drawn at each reset), not {seat!r}")
         if reward not in ("win", "margin"):
             raise ValueError(f"reward must be 'win' or 'margin', not {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        check_render_mode(render_mode)
         self.game = mancala.Game(game)
         self.opponent = mancala.Agent(opponent)
         self.render_mode = render_mode
@@ -73,11 +73,7 @@ class MancalaEnv(gymnasium.Env):
         return self.state.observation_tensor(self.seat)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        if self.state.current_player() == self.seat:
-            mask = self.state.legal_actions_mask().astype(np.int8)
-        else:
-            mask = np.zeros(self.action_space.n, dtype=np.int8)
-        return {"action_mask": mask, "state": self.state, **extra}
+        return {"action_mask": action_mask(self.state, self.seat), "state": self.state, **extra}
 
     def _opponent_moves(self) -> None:
         while not self.state.is_terminal() and self.state.current_player() != self.seat:
@@ -118,13 +114,7 @@ class MancalaEnv(gymnasium.Env):
         return self._observation(), reward, terminated, False, self._info()
 
     def render(self) -> Optional[str]:
-        if self.render_mode is None:
-            return None
-        board = str(self.state)
-        if self.render_mode == "ansi":
-            return board
-        print(board)
-        return None
+        return render(self.state, self.render_mode)
 
 
 def _register() -> None:

@@ -23,7 +23,6 @@ game specs, and ``make(name)`` builds one.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Optional
 
 import numpy as np
@@ -32,6 +31,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import mancala
+from mancala._env import RENDER_MODES, action_mask, check_render_mode, render
 
 #: The environments under their PettingZoo-style names and game specs.
 ENVIRONMENTS = {
@@ -65,46 +65,38 @@ class raw_env(AECEnv):
     """A mancala game as a PettingZoo AEC environment (see the module's doc)."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": RENDER_MODES,
         "name": "mancala_v0",
         "is_parallelizable": False,
     }
 
     def __init__(self, game: str = "kalah", render_mode: Optional[str] = None):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        check_render_mode(render_mode)
         self.game = mancala.Game(game)
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self._seats = {name: i for i, name in enumerate(self.possible_agents)}
         (width,) = self.game.observation_shape()
-        self._actions = self.game.num_distinct_actions()
+        actions = self.game.num_distinct_actions()
         self._observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, shape=(width,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(self._actions,), dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, shape=(actions,), dtype=np.int8),
             }
         )
-        self._action_space = spaces.Discrete(self._actions)
+        self._action_space = spaces.Discrete(actions)
         self.state: mancala.State = self.game.new_initial_state()
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent: str) -> spaces.Space:
         return self._action_space
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seats[agent]
-        observation = self.state.observation_tensor(seat)
-        if self.state.current_player() == seat:
-            mask = self.state.legal_actions_mask().astype(np.int8)
-        else:
-            mask = np.zeros(self._actions, dtype=np.int8)
-        return {"observation": observation, "action_mask": mask}
+        return {"observation": self.state.observation_tensor(seat), "action_mask": action_mask(self.state, seat)}
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
         # The game has no randomness of its own: the seed is accepted for
@@ -139,13 +131,7 @@ class raw_env(AECEnv):
             self.render()
 
     def render(self) -> Optional[str]:
-        if self.render_mode is None:
-            return None
-        board = str(self.state)
-        if self.render_mode == "ansi":
-            return board
-        print(board)
-        return None
+        return render(self.state, self.render_mode)
 
     def close(self) -> None:
         pass
