@@ -63,16 +63,11 @@ pub fn bad_input(e: impl std::fmt::Display) -> anyhow::Error {
 /// threads than that only add memory and switching, and results do not
 /// depend on the count).
 pub fn threads(requested: Option<usize>, jobs: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let most = cores * mancala_arena::config::THREADS_PER_CORE;
-    let wanted = requested.unwrap_or(cores).max(1);
-    if wanted > most {
-        eprintln!(
-            "note: using {most} worker threads ({} per core on {cores} cores), not {wanted}",
-            mancala_arena::config::THREADS_PER_CORE
-        );
+    let (threads, note) = mancala_arena::tournament::worker_threads(requested, jobs);
+    if let Some(note) = note {
+        eprintln!("note: {note}");
     }
-    wanted.min(most).min(jobs.max(1))
+    threads
 }
 
 /// Prints what a clock means for a run: results that depend on the

@@ -207,7 +207,7 @@ fn play_match<G: Game>(
     // also with an SPRT: its games are then exactly the first pairs of
     // that match (same ids, openings and seeds).
     let openings = match &args.openings {
-        Some(file) => crate::tournament::load_openings(
+        Some(file) => mancala_arena::tournament::load_openings(
             game,
             file,
             args.openings_order.unwrap_or_default(),

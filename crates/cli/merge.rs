@@ -13,8 +13,9 @@ use mancala_arena::{GameLog, MoveTable, OutputDir};
 use mancala_core::{with_game, Game, GameSpec};
 
 use crate::bad_input;
-use crate::tournament::{self, output_error, Prepared};
+use crate::tournament::{self, output_error, tournament_error};
 use mancala_arena::identity::Identity;
+use mancala_arena::tournament::Prepared;
 
 /// Arguments of `mancala merge`.
 #[derive(Args, Debug)]
@@ -60,7 +61,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
         .parse()
         .map_err(|e| bad_input(format!("{origin}: key `game`: {e}")))?;
     with_game!(&spec, game => {
-        let prepared = tournament::prepare(
+        let prepared = mancala_arena::tournament::prepare(
             game,
             &spec,
             &config,
@@ -69,7 +70,8 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             // built, so tournaments of any agent merge on any build.
             Box::new(|_| -> Box<dyn Agent<_>> { unreachable!("a merge plays no games") }),
             &origin,
-        )?;
+        )
+        .map_err(tournament_error)?;
         merge(&set, &prepared, &config, &spec, args)
     })
 }

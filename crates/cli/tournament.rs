@@ -2,28 +2,21 @@
 //! gauntlet in parallel, logs every game as it ends, resumes, rates; with
 //! `--shard K/N`, plays one slice of the games for `mancala merge`.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
 
 use anyhow::Result;
 use clap::Args;
-use mancala_arena::identity::Identity;
-use mancala_arena::merge::{read_identity, shard_identity, ShardStamp};
-use mancala_arena::openings::{self, read_openings, Opening, OpeningOrder, OpeningsError};
-use mancala_arena::runner::AgentFactory;
+use mancala_arena::tournament::{self, percent, RunStart};
 use mancala_arena::{
-    interim_standings, pairs, random_openings, schedule, summarize, write_moves, write_summary,
-    Arena, EncodedRecord, GameLog, GameRecord, LogError, MoveTable, OutputDir, Players, RunOptions,
-    ScheduledGame, Shard, Summary, TournamentConfig,
+    GameRecord, LogError, MoveTable, Observer, RunEnd, RunSettings, Shard, Summary,
+    TournamentConfig, TournamentError,
 };
 use mancala_core::{with_game, Game, GameSpec};
+use mancala_registry::AnyAgentSpec;
 
 use crate::progress::Progress;
 use crate::{bad_input, Interrupted};
-use mancala_registry::AnyAgentSpec;
 
 /// Arguments of `mancala tournament`.
 #[derive(Args, Debug)]
@@ -83,100 +76,6 @@ fn parse_shard(text: &str) -> Result<ShardArg, String> {
 /// Environment variables that mean a run is one task of a job array.
 const ARRAY_VARIABLES: &[&str] = &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"];
 
-/// The openings of `file` for `game`, in `order` (shuffled by `seed`).
-///
-/// # Errors
-/// The file cannot be read, or a line is not an opening of the game.
-pub fn load_openings<G: Game>(
-    game: &G,
-    file: &Path,
-    order: OpeningOrder,
-    seed: u64,
-) -> Result<Vec<Opening<G::State>>, OpeningsError> {
-    Ok(openings::ordered(read_openings(game, file)?, order, seed))
-}
-
-/// Everything a run derives from its config: the plan, the arena that
-/// plays (or checks) its games, and the tournament's identity.
-pub struct Prepared<'a, G: Game> {
-    /// The game, players, openings and options.
-    pub arena: Arena<'a, G>,
-    /// Every planned game, by id.
-    pub plan: Vec<ScheduledGame>,
-    /// What the folder's `tournament.json` holds (without a shard stamp).
-    pub identity: Identity,
-}
-
-/// Builds the plan, arena and identity of `config` (whose agent specs,
-/// written canonically, are `specs`; `factory` builds them). `origin`
-/// names where the config came from, for messages.
-///
-/// # Errors
-/// Bad input (exit 2) for openings that do not fit the game or a bad
-/// move timeout.
-pub fn prepare<'a, G: Game>(
-    game: &'a G,
-    spec: &GameSpec,
-    config: &TournamentConfig,
-    specs: Vec<String>,
-    factory: Box<AgentFactory<'a, G>>,
-    origin: &str,
-) -> Result<Prepared<'a, G>> {
-    let names = config.agent_names();
-    let format = config.format().map_err(bad_input)?;
-    let openings = match &config.openings.file {
-        Some(file) => {
-            let order = config.openings.order().map_err(bad_input)?;
-            load_openings(game, file, order, config.seed)
-                .map_err(|e| bad_input(format!("{origin}: key `openings.file`: {e}")))?
-        }
-        None => random_openings(
-            game,
-            config.opening_count(),
-            config.openings.plies,
-            config.seed,
-        )
-        .map_err(|e| bad_input(format!("{origin}: key `openings.plies`: {e}")))?
-        .into_iter()
-        .map(Opening::from)
-        .collect(),
-    };
-    let plan = schedule(
-        &pairs(format, names.len()),
-        config.games_per_pair,
-        openings.len(),
-    );
-    let identity = Identity::new(config, &spec.to_string(), &specs)
-        .with_openings(openings.len(), openings::digest(&openings));
-    let move_timeout = match &config.move_timeout {
-        Some(t) => Some(mancala_agents::parse_duration("move_timeout", t).map_err(bad_input)?),
-        None => None,
-    };
-    let (time_control, time_margin) = config.clock().map_err(bad_input)?;
-    let arena = Arena {
-        game,
-        game_spec: spec.to_string(),
-        players: Players {
-            names,
-            specs,
-            factory,
-        },
-        openings,
-        options: RunOptions {
-            threads: 1,
-            seed: config.seed,
-            move_timeout,
-            time_control,
-            time_margin,
-        },
-    };
-    Ok(Prepared {
-        arena,
-        plan,
-        identity,
-    })
-}
-
 /// `mancala tournament`.
 pub fn run(args: &TournamentArgs) -> Result<()> {
     let config = TournamentConfig::load(&args.config).map_err(bad_input)?;
@@ -185,15 +84,6 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
         .game
         .parse()
         .map_err(|e| bad_input(format!("{path}: key `game`: {e}")))?;
-    let agents = config
-        .agents
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            AnyAgentSpec::parse(&a.spec)
-                .map_err(|e| bad_input(format!("{path}: key `agents[{i}].spec`: {e}")))
-        })
-        .collect::<Result<Vec<_>>>()?;
     let shard = match args.shard {
         None => {
             // Even with --quiet: N array tasks each playing everything is
@@ -214,276 +104,85 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
             Some(Shard::from_env(&|name| std::env::var(name).ok()).map_err(bad_input)?)
         }
     };
-    with_game!(&spec, game => run_tournament(game, &spec, &config, &agents, shard, args))
-}
-
-/// `dir` with `-shard-K-of-N` added, K as wide as N so that folders sort.
-fn shard_folder(dir: &Path, shard: Shard) -> PathBuf {
-    let width = shard.count().to_string().len();
-    let mut name = OsString::from(dir.as_os_str());
-    name.push(format!(
-        "-shard-{:0width$}-of-{}",
-        shard.index(),
-        shard.count()
-    ));
-    PathBuf::from(name)
-}
-
-/// Refuses, with what to do, a folder that holds this tournament as
-/// another shard (or whole, or sharded when this run is not): its games
-/// are not this run's to continue.
-fn check_folder_shard(dir: &Path, identity: &Identity, stamp: Option<&ShardStamp>) -> Result<()> {
-    let Some(found) = read_identity(dir).map_err(bad_input)? else {
-        return Ok(());
-    };
-    let ours = identity.to_value();
-    if found.tournament != ours || found.stamp.as_ref() == stamp {
-        // Another tournament, or this one: GameLog::open says which.
-        return Ok(());
-    }
-    let dir = dir.display();
-    let shard_of = |s: &ShardStamp| format!("{}/{}", s.index, s.count);
-    Err(bad_input(match (&found.stamp, stamp) {
-        (None, Some(new)) => format!(
-            "{dir} holds this tournament run whole, not as shards: run shard {} into its own \
-             folder (--output)",
-            shard_of(new)
-        ),
-        (Some(old), None) => format!(
-            "{dir} holds shard {} of this tournament: continue it with --shard {}, or merge the \
-             shards' folders with `mancala merge`",
-            shard_of(old),
-            shard_of(old)
-        ),
-        (Some(old), Some(new)) if (old.index, old.count) != (new.index, new.count) => format!(
-            "{dir} holds shard {} of this tournament, not shard {}: run each shard into its own \
-             folder (--output), or continue this one with --shard {}",
-            shard_of(old),
-            shard_of(new),
-            shard_of(old)
-        ),
-        (Some(old), Some(_)) => format!(
-            "{dir} holds shard {} of this tournament, begun with ratings.anchor = {}: finish \
-             every shard with the anchor it began with (after `mancala merge`, running \
-             `mancala tournament CONFIG --output MERGED` rates the merged games with the \
-             config's anchor)",
-            shard_of(old),
-            old.ratings_anchor.as_deref().unwrap_or("(none)")
-        ),
-        (None, None) => unreachable!("equal stamps return above"),
-    }))
+    with_game!(&spec, game => run_tournament(game, &spec, &config, shard, args))
 }
 
 fn run_tournament<G: Game>(
     game: &G,
     spec: &GameSpec,
     config: &TournamentConfig,
-    agents: &[AnyAgentSpec],
     shard: Option<Shard>,
     args: &TournamentArgs,
 ) -> Result<()> {
     let origin = args.config.display().to_string();
-    for (i, a) in agents.iter().enumerate() {
-        let key = if config.agents[i].command.is_some() {
-            "command"
-        } else {
-            "spec"
-        };
-        a.check(game)
-            .map_err(|e| bad_input(format!("{origin}: key `agents[{i}].{key}`: {e}")))?;
-    }
+    let agents = mancala_registry::tournament_agents(
+        game,
+        config.agents.iter().map(|a| (a.spec.as_str(), a.key())),
+        &origin,
+    )
+    .map_err(bad_input)?;
     let specs: Vec<String> = agents.iter().map(ToString::to_string).collect();
-    let mut dir = args.output.clone().unwrap_or_else(|| config.output_dir());
-    if dir.as_os_str().is_empty() {
-        return Err(bad_input("--output must not be empty"));
-    }
-    if let (Some(shard), None) = (shard, &args.output) {
-        dir = shard_folder(&dir, shard);
-    }
-    if args.resume && !dir.join("games.jsonl").exists() {
-        return Err(bad_input(format!(
-            "--resume: {} holds no tournament to continue",
-            dir.display()
-        )));
-    }
-    // The lock is taken before anything is deleted or written, and held
-    // until the run ends.
-    let out = OutputDir::claim(&dir).map_err(output_error)?;
-    if args.fresh {
-        out.clear()
-            .map_err(|e| bad_input(format!("--fresh: cannot delete the old results: {e}")))?;
-    }
+    let dir = tournament::output_folder(config, args.output.as_deref(), shard)
+        .map_err(tournament_error)?;
     // Engines keep their standard error beside the games.
     let agents: Vec<AnyAgentSpec> = agents
         .iter()
         .map(|a| a.with_engine_logs(&dir.join(mancala_arena::log::ENGINE_LOG_DIR)))
         .collect();
-    let prepared = prepare(
+    let settings = RunSettings {
+        dir,
+        shard,
+        resume: args.resume,
+        fresh: args.fresh,
+        threads: args.threads,
+        rating_interval: args.rating_interval,
+    };
+    let terminal = Terminal {
+        quiet: args.quiet,
+        agents: &agents,
+        clock: config.clock().map_err(bad_input)?.0,
+        progress: OnceLock::new(),
+    };
+    let end = tournament::run(
         game,
         spec,
         config,
-        specs.clone(),
+        specs,
         Box::new(|i: usize| agents[i].build(game)),
+        &settings,
+        crate::stop_flag(),
+        &terminal,
         &origin,
-    )?;
-    let Prepared {
-        mut arena,
-        plan,
-        identity,
-    } = prepared;
-    let names = arena.players.names.clone();
-    // A shard's folder says which shard of which tournament it holds, and
-    // what the merged ratings need (the anchor is not in the games).
-    let stamp = shard.map(|s| ShardStamp::new(s, config.ratings.anchor.as_deref()));
-    check_folder_shard(&dir, &identity, stamp.as_ref())?;
-    let label = match &stamp {
-        Some(stamp) => shard_identity(&identity, stamp),
-        None => identity.to_value(),
-    };
-    let slice = shard.map_or(0..plan.len() as u64, |s| s.range(plan.len() as u64));
-    let mine = &plan[slice.start as usize..slice.end as usize];
-    let (log, done) = GameLog::open_shard(out, &label, &plan, shard, &|planned, record| {
-        arena.check_record(planned, record)
-    })
-    .map_err(output_error)?;
-    let done_ids: std::collections::HashSet<u64> = done.iter().map(|r| r.id).collect();
-    let todo: Vec<_> = mine
-        .iter()
-        .filter(|g| !done_ids.contains(&g.id))
-        .copied()
-        .collect();
-    let threads = crate::threads(args.threads.or(config.threads), todo.len());
-    arena.options.threads = threads;
-    if let (Some(shard), true) = (shard, mine.is_empty()) {
-        eprintln!(
-            "note: shard {shard} has no games: the tournament has only {} games for {} shards",
-            plan.len(),
-            shard.count()
-        );
-    }
-    if !args.quiet {
-        crate::clock_notes(&agents, arena.options.time_control.as_ref());
-        let what = match shard {
-            Some(shard) => format!(
-                "{}, shard {shard}: {} on {}, {} agents, {} of {} games (ids {}), {} already played",
-                config.name,
-                config.format,
-                spec,
-                names.len(),
-                mine.len(),
-                plan.len(),
-                mancala_arena::merge::id_ranges(&slice.clone().collect::<Vec<_>>()),
-                done.len(),
-            ),
-            None => format!(
-                "{}: {} on {}, {} agents, {} games ({} already played)",
-                config.name,
-                config.format,
-                spec,
-                names.len(),
-                plan.len(),
-                done.len(),
-            ),
-        };
-        eprintln!("{what}, {threads} threads -> {}", dir.display());
-    }
-
-    let progress = Progress::new(mine.len() as u64, args.quiet);
-    progress.skip(done.len() as u64);
-    let anchor = config
-        .ratings
-        .anchor
-        .as_ref()
-        .and_then(|a| names.iter().position(|n| n == a));
-    // A shard's games are not the tournament's: no standings of its own.
-    // Asked for, the standings come even with --quiet (which hides the bar).
-    let interval = args
-        .rating_interval
-        .or(config.rating_interval)
-        .filter(|_| shard.is_none());
-    let mut live = LiveStandings::new(&names, mine.len() as u64, interval, anchor);
-    for r in &done {
-        live.add(r);
-    }
-    progress.set_message(live.leader());
-    let stop = crate::stop_flag();
-    // The games of an earlier run are replayed for their move figures; the
-    // runner sums its own as it plays.
-    let mut moves = MoveTable::default();
-    for r in &done {
-        moves.add(game, r);
-    }
-    let state = Mutex::new((log, done, None::<LogError>, live));
-    let played = arena.run(&todo, stop, &|record: GameRecord| {
-        // Encode in the worker; only the writes happen under the lock.
-        let encoded = EncodedRecord::new(&record);
-        let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
-        let (log, records, error, live) = &mut *guard;
-        if let Err(e) = log.append_encoded(&encoded) {
-            // Without a log nothing is safe: stop, and say why.
-            error.get_or_insert(e);
-            stop.store(true, Ordering::SeqCst);
-        }
-        progress.game_done(&record);
-        live.add(&record);
-        records.push(record);
-        if let Some(leader) = live.leader_now() {
-            progress.set_message(leader);
-        }
-        if let Some(table) = live.interim(records) {
-            progress.print(&table);
-        }
-    })?;
-    moves.merge(&played);
-    progress.finish();
-    let (log, mut records, error, _) = state.into_inner().unwrap_or_else(|p| p.into_inner());
-    if let Some(e) = error {
-        return Err(anyhow::Error::new(e)
-            .context("cannot write the game log; the games logged so far are kept"));
-    }
-    records.sort_by_key(|r| r.id);
-    if records.len() < mine.len() {
-        eprintln!(
-            "stopped after {} of {} games; the log is in {}. Run the same command again to continue.",
-            records.len(),
-            mine.len(),
-            dir.display()
-        );
-        return Err(anyhow::Error::new(Interrupted));
-    }
-    let _out = log.finish(&records)?;
-    if let Some(shard) = shard {
-        // A shard's games are not the tournament's: no summary, which would
-        // look like results. Ratings come from the merged folder.
-        println!(
-            "{}: shard {shard} done, {} of the tournament's {} games -> {}\n\
-             when all {} shards are done: mancala merge SHARD_FOLDERS... --output FOLDER",
-            config.name,
-            records.len(),
-            plan.len(),
-            dir.display(),
-            shard.count()
-        );
-        return Ok(());
-    }
-    write_results(
-        &dir,
-        config,
-        &names,
-        &specs,
-        &spec.to_string(),
-        &records,
-        &moves,
-        plan.len() as u64,
-        !args.no_report,
     )
+    .map_err(tournament_error)?;
+    match end {
+        RunEnd::Shard {
+            shard,
+            played,
+            planned,
+            dir,
+        } => {
+            // A shard's games are not the tournament's: no summary, which
+            // would look like results. Ratings come from the merged folder.
+            println!(
+                "{}: shard {shard} done, {played} of the tournament's {planned} games -> {}\n\
+                 when all {} shards are done: mancala merge SHARD_FOLDERS... --output FOLDER",
+                config.name,
+                dir.display(),
+                shard.count()
+            );
+            Ok(())
+        }
+        RunEnd::Finished(results) => {
+            show_results(&results.summary, &results.dir, !args.no_report);
+            Ok(())
+        }
+    }
 }
 
-/// Rates a finished tournament's `records`: writes `summary.json`,
-/// `ratings.csv` and `moves.json` (`moves`, what the records' moves cost)
-/// into `dir` (and `report.html` if `report`) and prints the
-/// standings. The same for a run and a merge, so that both write the same
-/// files.
+/// Rates a finished tournament's `records` into `dir` (see
+/// [`tournament::write_results`]), prints the standings and writes
+/// `report.html` if `report`. The same for a run and a merge.
 ///
 /// # Errors
 /// When the rating fit fails or a file cannot be written. A report that
@@ -500,15 +199,16 @@ pub fn write_results(
     planned: u64,
     report: bool,
 ) -> Result<()> {
-    let anchor = config
-        .ratings
-        .anchor
-        .as_ref()
-        .and_then(|a| names.iter().position(|n| n == a));
-    let summary = summarize(&config.name, game, names, specs, records, planned, anchor)?;
-    write_summary(dir, &summary)?;
-    write_moves(dir, moves)?;
-    print_standings(&summary);
+    let summary =
+        tournament::write_results(dir, config, names, specs, game, records, moves, planned)
+            .map_err(tournament_error)?;
+    show_results(&summary, dir, report);
+    Ok(())
+}
+
+/// Prints the standings of a written tournament and writes its report.
+fn show_results(summary: &Summary, dir: &Path, report: bool) {
+    print_standings(summary);
     println!("results: {}", dir.display());
     if report {
         match crate::report::write_default_report(dir) {
@@ -516,7 +216,21 @@ pub fn write_results(
             Err(e) => eprintln!("warning: no report written: {e:#}"),
         }
     }
-    Ok(())
+}
+
+/// A run's error as the command line reports it: bad input and unusable
+/// folders are the user's to fix (exit 2, with what to do), a stop is an
+/// interruption (exit 130) after saying how to continue.
+pub fn tournament_error(e: TournamentError) -> anyhow::Error {
+    match e {
+        TournamentError::Input(message) => bad_input(message),
+        TournamentError::Output(e) => output_error(e),
+        e @ TournamentError::Stopped { .. } => {
+            eprintln!("{e}. Run the same command again to continue.");
+            anyhow::Error::new(Interrupted)
+        }
+        other => anyhow::Error::new(other),
+    }
 }
 
 /// An output folder that cannot be used: the user's to fix (exit 2), with
@@ -534,120 +248,57 @@ pub fn output_error(e: LogError) -> anyhow::Error {
     }
 }
 
-/// What a run shows while it goes on: the leader on the progress bar and,
-/// every `interval` finished games, the standings so far.
-struct LiveStandings<'a> {
-    names: &'a [String],
-    /// Points and games of each agent so far.
-    points: Vec<f64>,
-    games: Vec<u64>,
-    /// The games of the run (or shard).
-    total: u64,
-    interval: Option<u64>,
-    anchor: Option<usize>,
-    /// When the leader was last shown: often enough for a person, rarely
-    /// enough to cost nothing in a run of thousands of games a second.
-    shown: Option<Instant>,
+/// What a run shows on the terminal: its notes and plan, a progress bar
+/// with the leader (unless quiet), forfeits, and the standings so far.
+struct Terminal<'a> {
+    quiet: bool,
+    agents: &'a [AnyAgentSpec],
+    clock: Option<mancala_agents::TimeControl>,
+    /// The bar, once the run knows how many games it plays.
+    progress: OnceLock<Progress>,
 }
 
-impl<'a> LiveStandings<'a> {
-    fn new(
-        names: &'a [String],
-        total: u64,
-        interval: Option<u64>,
-        anchor: Option<usize>,
-    ) -> LiveStandings<'a> {
-        LiveStandings {
-            names,
-            points: vec![0.0; names.len()],
-            games: vec![0; names.len()],
-            total,
-            interval,
-            anchor,
-            shown: None,
+impl Observer for Terminal<'_> {
+    fn note(&self, text: &str) {
+        eprintln!("note: {text}");
+    }
+
+    fn started(&self, start: &RunStart) {
+        if !self.quiet {
+            crate::clock_notes(self.agents, self.clock.as_ref());
+            eprintln!("{}", start.description);
+        }
+        let progress = self
+            .progress
+            .get_or_init(|| Progress::new(start.games, self.quiet));
+        progress.skip(start.already_played);
+        if let Some(leader) = &start.leader {
+            progress.set_message(leader.clone());
         }
     }
 
-    /// [`LiveStandings::leader`], at most every tenth of a second.
-    fn leader_now(&mut self) -> Option<String> {
-        let now = Instant::now();
-        if self
-            .shown
-            .is_some_and(|at| now.duration_since(at) < Duration::from_millis(100))
-        {
-            return None;
-        }
-        self.shown = Some(now);
-        Some(self.leader())
-    }
-
-    fn add(&mut self, record: &GameRecord) {
-        let first = record.first_seat_score();
-        for (seat, score) in [(0, first), (1, 1.0 - first)] {
-            let agent = record.seats[seat];
-            self.points[agent] += score;
-            self.games[agent] += 1;
-        }
-    }
-
-    /// The agent with the best score so far (the first of those tied), as
-    /// the progress bar shows it.
-    fn leader(&self) -> String {
-        let mut best: Option<(usize, f64)> = None;
-        for (i, (&points, &games)) in self.points.iter().zip(&self.games).enumerate() {
-            if games == 0 {
-                continue;
-            }
-            let score = points / games as f64;
-            if best.is_none_or(|(_, s)| score > s) {
-                best = Some((i, score));
+    fn game_done(&self, record: &GameRecord, leader: Option<&str>) {
+        if let Some(progress) = self.progress.get() {
+            progress.game_done(record);
+            if let Some(leader) = leader {
+                progress.set_message(leader.to_string());
             }
         }
-        best.map_or(String::new(), |(i, score)| {
-            format!("leader {} {:.1}%", self.names[i], 100.0 * score)
-        })
     }
 
-    /// The standings of `records`, when their number is a multiple of the
-    /// interval (and the run is not over: its final standings follow).
-    fn interim(&self, records: &[GameRecord]) -> Option<String> {
-        let interval = self.interval?;
-        let finished = records.len() as u64;
-        if !finished.is_multiple_of(interval) || finished >= self.total {
-            return None;
+    // Asked for, the standings come even with --quiet (which hides the bar).
+    fn standings(&self, table: &str) {
+        match self.progress.get() {
+            Some(progress) => progress.print(table),
+            None => eprintln!("{table}"),
         }
-        let standings = match interim_standings(self.names.len(), records, self.anchor) {
-            Ok(s) => s,
-            Err(e) => return Some(format!("standings after {finished} games: {e}")),
-        };
-        let width = self.names.iter().map(String::len).max().unwrap_or(4).max(5);
-        let mut text = format!(
-            "standings after {finished} of {} games:\n{:>4}  {:<width$}  {:>7}  {:>17}  {:>6}  {:>7}  {:>13}",
-            self.total, "rank", "agent", "elo", "95% interval", "games", "score", "W-D-L"
-        );
-        for (rank, s) in standings.iter().enumerate() {
-            let ci = match (s.elo_95, self.anchor) {
-                (Some((lo, hi)), _) => format!("[{lo:+.0}, {hi:+.0}]"),
-                (None, Some(a)) if a == s.agent => "(anchor)".into(),
-                (None, _) => "-".into(),
-            };
-            text.push_str(&format!(
-                "\n{:>4}  {:<width$}  {:>+7.1}  {:>17}  {:>6}  {:>7}  {:>13}",
-                rank + 1,
-                self.names[s.agent],
-                s.elo,
-                ci,
-                s.wdl.games(),
-                pct(s.wdl.score()),
-                format!("{}-{}-{}", s.wdl.wins, s.wdl.draws, s.wdl.losses),
-            ));
-        }
-        Some(text)
     }
-}
 
-fn pct(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+    fn games_over(&self) {
+        if let Some(progress) = self.progress.get() {
+            progress.finish();
+        }
+    }
 }
 
 fn print_standings(s: &Summary) {
@@ -681,7 +332,7 @@ fn print_standings(s: &Summary) {
             a.elo,
             ci,
             a.games,
-            pct(a.score),
+            percent(a.score),
             format!("{}-{}-{}", a.wdl.wins, a.wdl.draws, a.wdl.losses),
             margin
         );
@@ -693,7 +344,7 @@ fn print_standings(s: &Summary) {
         o.wdl.wins,
         o.wdl.draws,
         o.wdl.losses,
-        pct(o.score),
+        percent(o.score),
         100.0 * o.score_interval.0,
         100.0 * o.score_interval.1
     );

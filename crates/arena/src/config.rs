@@ -150,6 +150,16 @@ pub struct AgentEntry {
 }
 
 impl AgentEntry {
+    /// The key that holds this agent in the config, for messages:
+    /// `command` for an engine entry, else `spec`.
+    pub fn key(&self) -> &'static str {
+        if self.command.is_some() {
+            "command"
+        } else {
+            "spec"
+        }
+    }
+
     /// For an engine entry, fills `spec` with the `engine:` spec of its
     /// keys; checks that exactly one of `spec` and `command` is given.
     fn resolve(&mut self, i: usize) -> Result<(), (String, String)> {
@@ -362,11 +372,31 @@ impl TournamentConfig {
     /// # Errors
     /// [`ConfigError`] naming the file and the key.
     pub fn parse(text: &str, path: &str) -> Result<TournamentConfig, ConfigError> {
-        let mut config: TournamentConfig =
-            toml::from_str(text).map_err(|e| ConfigError::Syntax {
-                path: path.to_string(),
+        let config: TournamentConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: path.to_string(),
+            message: clip_lines(e.to_string().trim_end()),
+        })?;
+        config.checked(path)
+    }
+
+    /// Reads and checks a config given as a table (the Python package's
+    /// dict) rather than text; `origin` is only for messages.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming `origin` and the key.
+    pub fn from_table(table: toml::Table, origin: &str) -> Result<TournamentConfig, ConfigError> {
+        let config = TournamentConfig::deserialize(toml::Value::Table(table)).map_err(|e| {
+            ConfigError::Syntax {
+                path: origin.to_string(),
                 message: clip_lines(e.to_string().trim_end()),
-            })?;
+            }
+        })?;
+        config.checked(origin)
+    }
+
+    /// The config with its engine entries resolved, once checked.
+    fn checked(mut self, path: &str) -> Result<TournamentConfig, ConfigError> {
+        let config = &mut self;
         for (i, agent) in config.agents.iter_mut().enumerate() {
             agent
                 .resolve(i)
@@ -377,7 +407,7 @@ impl TournamentConfig {
                 })?;
         }
         config.check(path)?;
-        Ok(config)
+        Ok(self)
     }
 
     fn check(&self, path: &str) -> Result<(), ConfigError> {

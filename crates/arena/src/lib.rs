@@ -17,6 +17,7 @@ pub mod schedule;
 mod seat;
 pub mod sequential;
 pub mod stats;
+pub mod tournament;
 
 use thiserror::Error;
 
@@ -33,6 +34,7 @@ pub use runner::{Arena, Players, RunOptions, DEFAULT_TIME_MARGIN};
 pub use schedule::{pairs, random_openings, schedule, Format, ScheduledGame};
 pub use schedule::{Shard, ShardError};
 pub use seat::HANG_GRACE;
+pub use tournament::{Observer, RunEnd, RunSettings, TournamentError};
 
 /// The score a candidate must reach in its gating match against the
 /// reigning agent to replace it: the default of training's

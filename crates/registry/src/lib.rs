@@ -196,6 +196,29 @@ impl AnyAgentSpec {
     }
 }
 
+/// The agents of a tournament, parsed and checked for `game`: `agents`
+/// gives each one's spec and the config key that holds it (`spec`, or
+/// `command` for an engine entry); a refusal names `origin` and the key,
+/// as in `configs/quick.toml: key `agents[1].spec`: ...`.
+///
+/// # Errors
+/// The first agent that does not parse or cannot play `game`.
+pub fn tournament_agents<'s, G: Game>(
+    game: &G,
+    agents: impl IntoIterator<Item = (&'s str, &'static str)>,
+    origin: &str,
+) -> Result<Vec<AnyAgentSpec>, String> {
+    agents
+        .into_iter()
+        .enumerate()
+        .map(|(i, (spec, key))| {
+            AnyAgentSpec::parse(spec)
+                .and_then(|a| a.check(game).map(|()| a))
+                .map_err(|e| format!("{origin}: key `agents[{i}].{key}`: {e}"))
+        })
+        .collect()
+}
+
 impl fmt::Display for AnyAgentSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

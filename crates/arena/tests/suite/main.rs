@@ -11,3 +11,4 @@ mod failing_agents;
 mod fuzz_config;
 mod move_records;
 mod ratings_intervals;
+mod whole_run;
