@@ -1,6 +1,6 @@
 //! The `mancala` Python package's extension module (`mancala._mancala`):
 //! games and states in OpenSpiel's shape, agents from the registry, the
-//! solver, perfect-play datasets and a batched environment. The package in
+//! solver, perfect-play datasets, tournaments and a batched environment. The package in
 //! `python/mancala` re-exports it and adds the PettingZoo and Gymnasium
 //! environments.
 //!
@@ -13,6 +13,7 @@ mod game;
 mod interrupt;
 mod position;
 mod solve;
+mod tournament;
 mod vector;
 
 use pyo3::prelude::*;
@@ -28,6 +29,7 @@ fn _mancala(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::clear_solver, m)?)?;
     m.add_function(wrap_pyfunction!(solve::exact_positions, m)?)?;
     m.add_function(wrap_pyfunction!(game::_restore_state, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::_tournament, m)?)?;
     m.add("TERMINAL", game::TERMINAL)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

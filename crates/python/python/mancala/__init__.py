@@ -17,6 +17,8 @@ The engine, agents and exact solver of the mancala toolkit, from Python::
 - ``Agent`` builds any agent spec of the command line.
 - ``solve`` gives a position's exact value, every move's value and a
   principal variation; ``exact_positions`` a perfect-play dataset.
+- ``tournament`` runs a tournament config (a file or a dict) and returns
+  its standings, ratings with intervals and first-move statistics.
 - ``VectorGame`` steps many games at once in Rust, for training loops.
 - ``mancala.pettingzoo`` and ``mancala.gym`` are PettingZoo and Gymnasium
   environments (``pip install mancala[rl]``).
@@ -36,6 +38,7 @@ from ._mancala import (
     exact_positions,
     solve,
 )
+from ._tournament import tournament
 
 __all__ = [
     "TERMINAL",
@@ -47,4 +50,5 @@ __all__ = [
     "clear_solver",
     "exact_positions",
     "solve",
+    "tournament",
 ]

@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension module (see each class's docstring)."""
 
 from os import PathLike
-from typing import Optional, Sequence, TypedDict, Union
+from typing import Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -146,3 +146,12 @@ class VectorGame:
     def state(self, i: int) -> State: ...
 
 def _restore_state(spec: str, notation: Optional[str], history: Sequence[int]) -> State: ...
+def _tournament(
+    config: str,
+    is_table: bool,
+    output: Optional[str] = None,
+    threads: Optional[int] = None,
+    resume: bool = False,
+    fresh: bool = False,
+    report: bool = True,
+) -> Tuple[str, str, Optional[str], Optional[str]]: ...

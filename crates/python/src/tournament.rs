@@ -1,0 +1,202 @@
+//! `mancala.tournament`: the tournament runner of `mancala tournament`,
+//! from a config file or a dict in its shape, returning the summary it
+//! writes as plain Python structures.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use mancala_arena::tournament::{self, Silent};
+use mancala_arena::{LogError, RunEnd, RunSettings, TournamentConfig, TournamentError};
+use mancala_core::{with_game, Game, GameSpec};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::interrupt::interruptible;
+
+/// Where a tournament's config comes from.
+enum Source {
+    File(PathBuf),
+    /// A dict, as JSON text (the Python wrapper writes it).
+    Table(String),
+}
+
+/// What the worker thread hands back: the summary as JSON and the folder,
+/// or the error, typed for the exception it becomes.
+enum Failure {
+    /// Bad config, agents or request: `ValueError`.
+    Input(String),
+    /// A folder or file that cannot be used, written or locked: `OSError`.
+    Output(String),
+    /// Stopped by Ctrl-C: the games so far are logged.
+    Stopped(String),
+    /// Anything else: `RuntimeError`.
+    Other(String),
+}
+
+impl From<TournamentError> for Failure {
+    fn from(e: TournamentError) -> Failure {
+        match e {
+            TournamentError::Input(m) => Failure::Input(m),
+            // A folder of another tournament, or damaged: the request is
+            // wrong, as a bad config is. A file that cannot be used is not.
+            TournamentError::Output(e @ (LogError::Io { .. } | LogError::Locked { .. })) => {
+                Failure::Output(e.to_string())
+            }
+            TournamentError::Output(e) => Failure::Input(e.to_string()),
+            e @ (TournamentError::LogWrite(_) | TournamentError::Write(_)) => {
+                Failure::Output(e.to_string())
+            }
+            e @ TournamentError::Stopped { .. } => Failure::Stopped(format!(
+                "{e}; run the same tournament into the same folder to continue"
+            )),
+            other => Failure::Other(other.to_string()),
+        }
+    }
+}
+
+/// A finished tournament, for the wrapper.
+struct Played {
+    /// `summary.json`'s content.
+    summary: String,
+    /// The folder.
+    dir: String,
+    report: Report,
+}
+
+enum Report {
+    None,
+    Written(String),
+    Failed(String),
+}
+
+/// Runs a tournament (see the wrapper's docstring): `config` is a path,
+/// or JSON text of a dict when `is_table`. Returns the summary as JSON
+/// text, the folder it was written to, and the report's path or why it
+/// could not be written.
+#[pyfunction]
+#[pyo3(signature = (config, is_table, output=None, threads=None, resume=false, fresh=false, report=true))]
+#[allow(clippy::too_many_arguments)]
+pub fn _tournament(
+    py: Python<'_>,
+    config: String,
+    is_table: bool,
+    output: Option<PathBuf>,
+    threads: Option<usize>,
+    resume: bool,
+    fresh: bool,
+    report: bool,
+) -> PyResult<(String, String, Option<String>, Option<String>)> {
+    let source = if is_table {
+        Source::Table(config)
+    } else {
+        Source::File(PathBuf::from(config))
+    };
+    if threads == Some(0) || threads.is_some_and(|t| t > mancala_arena::config::MAX_THREADS) {
+        return Err(PyValueError::new_err(format!(
+            "threads: expected a number from 1 to {}",
+            mancala_arena::config::MAX_THREADS
+        )));
+    }
+    let result = interruptible(py, |stop| {
+        play(&source, output, threads, resume, fresh, report, stop)
+    })?;
+    let played = result.map_err(|failure| match failure {
+        Failure::Input(m) => PyValueError::new_err(m),
+        Failure::Output(m) => PyOSError::new_err(m),
+        Failure::Stopped(m) => PyKeyboardInterrupt::new_err(m),
+        Failure::Other(m) => PyRuntimeError::new_err(m),
+    })?;
+    let (report, report_error) = match played.report {
+        Report::None => (None, None),
+        Report::Written(path) => (Some(path), None),
+        Report::Failed(e) => (None, Some(e)),
+    };
+    Ok((played.summary, played.dir, report, report_error))
+}
+
+fn play(
+    source: &Source,
+    output: Option<PathBuf>,
+    threads: Option<usize>,
+    resume: bool,
+    fresh: bool,
+    report: bool,
+    stop: &AtomicBool,
+) -> Result<Played, Failure> {
+    let (config, origin) = match source {
+        Source::File(path) => (
+            TournamentConfig::load(path).map_err(|e| Failure::Input(e.to_string()))?,
+            path.display().to_string(),
+        ),
+        Source::Table(json) => {
+            let origin = "the config dict".to_string();
+            let table: toml::Table =
+                serde_json::from_str(json).map_err(|e| Failure::Input(format!("{origin}: {e}")))?;
+            (
+                TournamentConfig::from_table(table, &origin)
+                    .map_err(|e| Failure::Input(e.to_string()))?,
+                origin,
+            )
+        }
+    };
+    let spec: GameSpec = config
+        .game
+        .parse()
+        .map_err(|e| Failure::Input(format!("{origin}: key `game`: {e}")))?;
+    let dir = tournament::output_folder(&config, output.as_deref(), None)?;
+    let settings = RunSettings {
+        dir,
+        shard: None,
+        resume,
+        fresh,
+        threads,
+        rating_interval: None,
+    };
+    let end = with_game!(&spec, game => run_on(game, &spec, &config, &settings, stop, &origin))?;
+    let RunEnd::Finished(results) = end else {
+        return Err(Failure::Other("a whole tournament ended as a shard".into()));
+    };
+    // As on the command line, a report that cannot be written does not
+    // fail the run: the results are safe, and the wrapper warns.
+    let report = match report.then(|| mancala_report::write_default_report(&results.dir)) {
+        None => Report::None,
+        Some(Ok(path)) => Report::Written(path.display().to_string()),
+        Some(Err(e)) => Report::Failed(e.to_string()),
+    };
+    Ok(Played {
+        summary: serde_json::to_string(&results.summary).expect("a summary serialises"),
+        dir: results.dir.display().to_string(),
+        report,
+    })
+}
+
+fn run_on<G: Game>(
+    game: &G,
+    spec: &GameSpec,
+    config: &TournamentConfig,
+    settings: &RunSettings,
+    stop: &AtomicBool,
+    origin: &str,
+) -> Result<RunEnd, Failure> {
+    let agents = mancala_registry::tournament_agents(
+        game,
+        config.agents.iter().map(|a| (a.spec.as_str(), a.key())),
+        origin,
+    )
+    .map_err(Failure::Input)?;
+    let specs = agents.iter().map(ToString::to_string).collect();
+    // Engines keep their standard error beside the games.
+    let logs = settings.dir.join(mancala_arena::log::ENGINE_LOG_DIR);
+    let agents: Vec<_> = agents.iter().map(|a| a.with_engine_logs(&logs)).collect();
+    Ok(tournament::run(
+        game,
+        spec,
+        config,
+        specs,
+        Box::new(|i: usize| agents[i].build(game)),
+        settings,
+        stop,
+        &Silent,
+        origin,
+    )?)
+}
