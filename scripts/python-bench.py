@@ -7,11 +7,14 @@
    ``oware`` games when ``open-spiel`` is installed beside it.
 2. The batched environment's steps per second for several batch sizes on
    one and two threads, with the actions drawn by NumPy from the legal
-   masks (the draw is part of the loop, as in a training loop), and the
-   memory its arrays take.
+   masks or by ``VectorGame.sample_actions()`` (the draw is part of the
+   loop, as in a training loop; its share and the step's are shown
+   apart), and the memory the batch takes.
 
 Usage: python scripts/python-bench.py [--seconds S]   (after pip install ./crates/python)
-Run it on an otherwise idle machine; every figure comes from this run.
+Run it on an otherwise idle machine; every figure comes from this run. With
+OPENBLAS_NUM_THREADS=1 set, NumPy's BLAS threads do not wait beside the
+batch's threads (this script uses no BLAS).
 """
 
 import argparse
@@ -37,21 +40,31 @@ def games_per_second(new_state, seconds, seed=1):
     return games / took, plies / max(games, 1)
 
 
-def vector_steps_per_second(spec, n, threads, seconds, seed=1):
+def vector_steps_per_second(spec, n, threads, seconds, draw, seed=1):
+    """Steps/s of a loop that draws an action per game and steps them all,
+    the seconds spent drawing and stepping apart, and the memory the batch
+    holds (its games in Rust and its arrays)."""
     vector = mancala.VectorGame(spec, n, seed=seed, threads=threads)
     obs, legal, rewards, terminated, to_move = vector.reset()
     rng = np.random.default_rng(seed)
     steps = 0
+    drawing = stepping = 0.0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        # A random legal action per game: the largest of uniform draws
-        # over the legal actions.
-        actions = (rng.random(legal.shape, dtype=np.float32) * legal).argmax(axis=1)
+        t0 = time.perf_counter()
+        if draw == "numpy":
+            # A random legal action per game: the largest of uniform draws
+            # over the legal actions.
+            actions = (rng.random(legal.shape, dtype=np.float32) * legal).argmax(axis=1)
+        else:
+            actions = vector.sample_actions()
+        t1 = time.perf_counter()
         obs, legal, rewards, terminated, to_move = vector.step(actions)
+        t2 = time.perf_counter()
+        drawing += t1 - t0
+        stepping += t2 - t1
         steps += n
-    took = time.perf_counter() - started
-    memory = sum(a.nbytes for a in (obs, legal, rewards, terminated, to_move))
-    return steps / took, memory
+    return steps / (drawing + stepping), steps / drawing, steps / stepping, vector.nbytes
 
 
 def main():
@@ -78,13 +91,22 @@ def main():
         else:
             print(f"| {ours} | {rate:,.0f} | - | - | {plies:.1f} |")
 
-    print("\n## VectorGame (Kalah 6x4), steps/s with NumPy drawing the actions\n")
-    print("| n | threads | steps/s | arrays |")
-    print("| ---: | ---: | ---: | ---: |")
+    print("\n## VectorGame (Kalah 6x4), steps/s\n")
+    print("Actions drawn by NumPy from the legal masks, or by `sample_actions()` in Rust;")
+    print("the loop's rate, and the draw's and the step's alone.\n")
+    print("| n | threads | draw | loop steps/s | draw alone | step alone | memory |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")
     for n in [256, 4096, 65536]:
         for threads in [1, 2]:
-            rate, memory = vector_steps_per_second("kalah", n, threads, args.seconds)
-            print(f"| {n:,} | {threads} | {rate / 1e6:.2f} M | {memory / 2**20:.2f} MiB |")
+            for draw in ["numpy", "sample_actions"]:
+                rate, drawing, stepping, memory = vector_steps_per_second(
+                    "kalah", n, threads, args.seconds, draw
+                )
+                mem = f"{memory / 2**20:.2f} MiB"
+                print(
+                    f"| {n:,} | {threads} | {draw} | {rate / 1e6:.2f} M | {drawing / 1e6:.1f} M "
+                    f"| {stepping / 1e6:.1f} M | {mem} |"
+                )
 
 
 if __name__ == "__main__":

@@ -39,6 +39,11 @@ trait Batch: Send + Sync {
     fn step(&mut self, actions: &[i64], out: Out<'_>, threads: usize);
     /// Game `i`'s position.
     fn state(&self, i: usize) -> PyState;
+    /// Writes a uniformly random legal action of each game (-1 for a game
+    /// that is over), the `draw`-th draw of this batch.
+    fn sample(&self, draw: u64, out: &mut [i64]);
+    /// Bytes the games take (their positions and counts).
+    fn nbytes(&self) -> usize;
 }
 
 struct Games<G: Game> {
@@ -245,6 +250,30 @@ impl<G: Game> Batch for Games<G> {
         });
     }
 
+    fn sample(&self, draw: u64, out: &mut [i64]) {
+        let pits = self.game.pits();
+        // A counter-based draw (a hash of the seed, the draw and the slot)
+        // rather than a generator per game: as cheap as the step's own
+        // work, and the same at any thread count.
+        let base = splitmix(self.seed ^ draw.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        for (slot, (state, action)) in self.states.iter().zip(out.iter_mut()).enumerate() {
+            let legal = self.game.legal_moves(state);
+            *action = if legal.is_empty() {
+                -1
+            } else {
+                let r = splitmix(base ^ (slot as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                // The high bits, scaled to the count: unbiased to 2^-32.
+                let k = ((r >> 32) * legal.len() as u64) >> 32;
+                legal.nth(k as usize).action_index(pits) as i64
+            };
+        }
+    }
+
+    fn nbytes(&self) -> usize {
+        self.states.capacity() * std::mem::size_of::<G::State>()
+            + self.episodes.capacity() * std::mem::size_of::<u64>()
+    }
+
     fn state(&self, i: usize) -> PyState {
         PyState::new(
             self.spec,
@@ -255,6 +284,14 @@ impl<G: Game> Batch for Games<G> {
             None,
         )
     }
+}
+
+/// The splitmix64 finaliser: every input bit affects every output bit.
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 fn batch(
@@ -308,6 +345,9 @@ pub struct PyVectorGame {
     rewards: Py<PyArray2<f32>>,
     terminated: Py<PyArray1<bool>>,
     to_move: Py<PyArray1<i8>>,
+    /// What `sample_actions` writes, and how many times it has.
+    samples: Py<PyArray1<i64>>,
+    draws: u64,
 }
 
 type StepArrays<'py> = Bound<'py, PyTuple>;
@@ -346,6 +386,8 @@ impl PyVectorGame {
             rewards: PyArray2::zeros(py, [n, 2], false).unbind(),
             terminated: PyArray1::zeros(py, n, false).unbind(),
             to_move: PyArray1::zeros(py, n, false).unbind(),
+            samples: PyArray1::zeros(py, n, false).unbind(),
+            draws: 0,
         };
         vector.run(py, None)?;
         Ok(vector)
@@ -360,6 +402,23 @@ impl PyVectorGame {
     #[getter]
     fn spec(&self) -> String {
         self.spec.to_string()
+    }
+
+    /// Bytes the batch holds: its games in Rust and its output arrays.
+    #[getter]
+    fn nbytes(&self, py: Python<'_>) -> usize {
+        fn array_bytes<T: numpy::Element, D: numpy::ndarray::Dimension>(
+            a: &Bound<'_, numpy::PyArray<T, D>>,
+        ) -> usize {
+            numpy::PyUntypedArrayMethods::len(a) * std::mem::size_of::<T>()
+        }
+        self.games.nbytes()
+            + array_bytes(self.observations.bind(py))
+            + array_bytes(self.legal.bind(py))
+            + array_bytes(self.rewards.bind(py))
+            + array_bytes(self.terminated.bind(py))
+            + array_bytes(self.to_move.bind(py))
+            + array_bytes(self.samples.bind(py))
     }
 
     /// Restarts every game; returns `(observations, legal, rewards,
@@ -391,6 +450,24 @@ impl PyVectorGame {
         self.games.check(actions).map_err(PyValueError::new_err)?;
         self.run(py, Some(actions))?;
         self.arrays(py)
+    }
+
+    /// A uniformly random legal action of every game (-1 for a game that
+    /// is over), drawn in Rust from the batch's seed: the same draws for
+    /// the same seed and calls, at any thread count. Written in place into
+    /// one int64 array `(n,)`, returned each time (copy what you keep); a
+    /// random opponent or rollout policy without a NumPy draw per step.
+    fn sample_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let samples = self.samples.bind(py);
+        {
+            let mut out = samples.try_readwrite()?;
+            let out = out.as_slice_mut().map_err(|e| changed(&e))?;
+            let games = &self.games;
+            let draw = self.draws;
+            crate::interrupt::guarded(|| py.detach(|| games.sample(draw, out)))?;
+        }
+        self.draws += 1;
+        Ok(samples.clone())
     }
 
     /// Game `i`'s position, as a `State` (a copy).

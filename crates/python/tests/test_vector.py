@@ -139,3 +139,51 @@ def test_openings_follow_the_seed_at_any_thread_count():
     assert not np.array_equal(one, run(8, 2))
     # Openings differ between games of one batch.
     assert len({row.tobytes() for row in one[0]}) > 100
+
+
+@pytest.mark.parametrize("spec", ["kalah", "kalah:pits=4,seeds=3,pie=true", "oware", "congkak"])
+def test_sampled_actions_are_legal_uniform_and_follow_the_seed(spec):
+    vector = mancala.VectorGame(spec, 3000, seed=4)
+    obs, legal, rewards, terminated, to_move = vector.reset()
+    swaps = 0
+    for _ in range(60):
+        actions = vector.sample_actions()
+        assert actions.dtype == np.int64 and actions.shape == (3000,)
+        assert legal[np.arange(3000), actions].all(), "every sample is a legal action"
+        swaps += int((actions == legal.shape[1] - 1).sum())
+        obs, legal, rewards, terminated, to_move = vector.step(actions)
+    if "pie=true" in spec:
+        assert swaps > 0, "the swap is drawn where it is legal"
+    # The same seed draws the same actions; another seed does not.
+    a = mancala.VectorGame(spec, 500, seed=9)
+    b = mancala.VectorGame(spec, 500, seed=9, threads=1)
+    c = mancala.VectorGame(spec, 500, seed=10)
+    first, second = a.sample_actions().copy(), a.sample_actions().copy()
+    assert np.array_equal(first, b.sample_actions())
+    assert not np.array_equal(first, c.sample_actions())
+    assert not np.array_equal(first, second), "each call draws anew"
+
+
+def test_sampled_actions_are_uniform_over_the_legal_ones():
+    # At the start of Kalah every one of the 6 pits is legal: 60,000 draws
+    # put 10,000 on each, give or take a few hundred.
+    counts = np.bincount(mancala.VectorGame("kalah", 60000, seed=1).sample_actions(), minlength=7)
+    assert counts[6] == 0
+    assert np.all(np.abs(counts[:6] - 10000) < 400), counts
+    chi2 = ((counts[:6] - 10000) ** 2 / 10000).sum()
+    assert chi2 < 20.5, f"chi-square {chi2:.1f} with 5 degrees of freedom (p < 0.001)"
+
+
+def test_a_finished_game_samples_minus_one():
+    vector = mancala.VectorGame("kalah:pits=1,seeds=1", 4, auto_reset=False)
+    vector.reset()
+    vector.step(vector.sample_actions())
+    assert list(vector.sample_actions()) == [-1, -1, -1, -1]
+
+
+def test_nbytes_counts_the_games_and_their_arrays():
+    small, large = mancala.VectorGame("kalah", 10), mancala.VectorGame("kalah", 1000)
+    obs, legal, rewards, terminated, to_move = large.reset()
+    arrays = sum(a.nbytes for a in (obs, legal, rewards, terminated, to_move)) + 8 * 1000
+    assert arrays < large.nbytes < arrays + 1000 * 200
+    assert 90 * small.nbytes < large.nbytes < 110 * small.nbytes
