@@ -7,6 +7,8 @@
 //! - `analyze fair`: starting positions one or two seeds away from the
 //!   standard one whose perfect-play value is 0 (Neller's FairKalah idea),
 //!   in the `fair` submodule.
+//! - `analyze openings`: a balanced opening book, every position after K
+//!   moves solved exactly and those close to 0 kept, in `books`.
 //! - `analyze exact-positions` and `analyze accuracy`: a set of positions
 //!   from real games with every move's exact value, and how close agents
 //!   come to perfect play on it, in the `exact` submodule.
@@ -24,6 +26,7 @@ use mancala_analysis::{AnalysisError, Observer};
 use mancala_arena::GameRecord;
 use mancala_core::GameSpec;
 
+mod books;
 mod exact;
 mod fair;
 
@@ -46,6 +49,9 @@ enum AnalyzeCommand {
     /// Fair starting positions: one or two seeds moved from the standard
     /// start, with a perfect-play value of 0 (FairKalah).
     Fair(fair::FairArgs),
+    /// A balanced opening book: every position after K moves solved
+    /// exactly, keeping those whose value is close to 0.
+    Openings(books::OpeningsArgs),
     /// A yardstick: positions from real Kalah games with the exact value of
     /// every move, written as JSON for `analyze accuracy` and training.
     ExactPositions(exact::ExactPositionsArgs),
@@ -59,6 +65,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
     match &args.command {
         AnalyzeCommand::FirstMove(a) => first_move(a),
         AnalyzeCommand::Fair(a) => fair::run(a),
+        AnalyzeCommand::Openings(a) => books::run(a),
         AnalyzeCommand::ExactPositions(a) => exact::exact_positions(a),
         AnalyzeCommand::Accuracy(a) => exact::accuracy(a),
     }

@@ -1,14 +1,15 @@
 //! Opening suites: a tournament or match started from the lines of a file
 //! (positions and move lists), every bad line refused before any game, the
-//! fair starts `analyze fair --openings-out` writes, and the suites shipped
-//! in `openings/`.
+//! fair starts `analyze fair --openings-out` writes, the balanced books of
+//! `analyze openings`, and the suites shipped in `openings/`.
 
 use std::fs;
 use std::path::Path;
 
+use mancala_analysis::books::{book_text, BookReport};
 use mancala_analysis::fair::{openings_text, FairDocument};
 use mancala_arena::openings::read_openings;
-use mancala_core::{with_game, GameSpec};
+use mancala_core::{with_game, Game, GameSpec};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -315,4 +316,177 @@ fn the_shipped_suites_are_the_fair_starts_of_the_committed_results() {
             assert_eq!(read_openings(g, &path).unwrap().len(), count, "{suite}");
         });
     }
+}
+
+/// Runs `analyze openings` on `game` into `dir/name.txt`; the summary.
+fn book(dir: &Path, name: &str, game: &str, extra: &[&str]) -> BookReport {
+    let file = dir.join(format!("{name}.txt"));
+    let mut args = vec![
+        "analyze",
+        "openings",
+        "--game",
+        game,
+        "--db-seeds",
+        "0",
+        "--tt",
+        "16",
+        "--quiet",
+        "--out",
+        path(&file),
+    ];
+    args.extend_from_slice(extra);
+    let o = ok(&args);
+    assert!(stdout(&o).contains("kept"), "{}", stdout(&o));
+    let report: BookReport =
+        serde_json::from_value(read_json(&dir.join(format!("{name}.json")))).unwrap();
+    assert_eq!(fs::read_to_string(&file).unwrap(), book_text(&report));
+    report
+}
+
+#[test]
+fn analyze_openings_keeps_the_positions_whose_exact_value_is_near_zero() {
+    let tmp = TempDir::new().unwrap();
+    let game = "kalah:pits=4,seeds=3";
+    let report = book(
+        tmp.path(),
+        "book",
+        game,
+        &["--plies", "3", "--max-abs", "2"],
+    );
+    assert_eq!(report.plies, 3);
+    assert_eq!(report.solved, report.positions);
+    let histogram: usize = report.values.iter().map(|(_, n)| n).sum();
+    assert_eq!(histogram, report.positions);
+    let near: usize = report
+        .values
+        .iter()
+        .filter(|(v, _)| v.abs() <= 2)
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(report.kept, near);
+    assert_eq!(report.book.len(), report.kept);
+    assert!(
+        report.kept > 5 && report.kept < report.positions,
+        "{report:?}"
+    );
+    // Every opening reads as an opening of the game, reaches the position
+    // the book says, and has the value `mancala solve` gives it.
+    let rules: GameSpec = game.parse().unwrap();
+    with_game!(&rules, g => {
+        let openings = read_openings(g, &tmp.path().join("book.txt")).unwrap();
+        assert_eq!(openings.len(), report.kept);
+        for (opening, entry) in openings.iter().zip(&report.book) {
+            let mut state = opening.start_state(g);
+            for &m in &opening.moves {
+                g.play_unchecked(&mut state, m);
+            }
+            assert_eq!(g.setup(&state).to_string(), entry.position);
+            assert!(entry.value.abs() <= 2);
+        }
+    });
+    for entry in &report.book {
+        let o = ok(&[
+            "solve",
+            "--game",
+            game,
+            "--position",
+            &entry.position,
+            "--tt",
+            "16",
+            "--json",
+        ]);
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            v["solution"]["value"].as_i64(),
+            Some(i64::from(entry.value)),
+            "{}",
+            entry.position
+        );
+    }
+
+    // --count keeps the N closest to 0, in the order found.
+    let five = book(tmp.path(), "five", game, &["--plies", "3", "--count", "5"]);
+    assert_eq!(five.kept, 5);
+    let zeros = report.book.iter().filter(|e| e.value == 0).count();
+    assert!(
+        zeros >= 5,
+        "Kalah(4,3) has {zeros} balanced positions after 3 moves"
+    );
+    let first_zeros: Vec<_> = report
+        .book
+        .iter()
+        .filter(|e| e.value == 0)
+        .take(5)
+        .collect();
+    assert_eq!(five.book.iter().collect::<Vec<_>>(), first_zeros);
+
+    // A tournament plays the book.
+    let o = ok(&[
+        "match",
+        "greedy",
+        "random",
+        "--game",
+        game,
+        "--games",
+        "4",
+        "--openings",
+        path(&tmp.path().join("book.txt")),
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["games"].as_u64(), Some(4), "{v}");
+}
+
+#[test]
+fn analyze_openings_takes_congkak_and_refuses_what_it_cannot_solve() {
+    let tmp = TempDir::new().unwrap();
+    let report = book(
+        tmp.path(),
+        "congkak",
+        "congkak:pits=4,seeds=2",
+        &["--plies", "2", "--max-abs", "0"],
+    );
+    assert!(report.book.iter().all(|e| e.value == 0));
+    let out = tmp.path().join("x.txt");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["analyze", "openings", "--out", path(&out)];
+        args.extend_from_slice(extra);
+        refused(&mancala(&args))
+    };
+    let e = run(&["--game", "kalah:pits=3,seeds=2", "--plies", "2"]);
+    assert!(e.contains("--max-abs") && e.contains("--count"), "{e}");
+    let e = run(&["--game", "oware", "--plies", "2", "--max-abs", "1"]);
+    assert!(e.contains("Oware"), "{e}");
+    let e = run(&[
+        "--game",
+        "congkak:pits=3,seeds=2,rounds=many",
+        "--plies",
+        "2",
+        "--max-abs",
+        "1",
+    ]);
+    assert!(e.contains("round"), "{e}");
+    let e = run(&[
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--plies",
+        "2",
+        "--max-abs=-1",
+    ]);
+    assert!(e.contains("--max-abs"), "{e}");
+    let json = tmp.path().join("x.json");
+    let e = refused(&mancala(&[
+        "analyze",
+        "openings",
+        "--game",
+        "kalah",
+        "--plies",
+        "1",
+        "--count",
+        "1",
+        "--out",
+        path(&json),
+    ]));
+    assert!(e.contains("another extension"), "{e}");
+    assert!(!out.exists() && !json.exists());
 }

@@ -8,6 +8,8 @@
 //!   played by the same agent, for a ladder of agent strengths. Rows are
 //!   appended to the output folder as each cell finishes, so that a long
 //!   grid can be stopped and resumed.
+//! - [`books`]: balanced opening books, every position after K moves
+//!   solved exactly and those close to 0 kept.
 //! - [`fair`]: starting positions one or two seeds away from the standard
 //!   one whose perfect-play value is 0 (Neller's FairKalah).
 //! - [`positions`]: a yardstick of positions from real games with the exact
@@ -43,6 +45,7 @@ use mancala_arena::GameRecord;
 use mancala_solver::{ExactGame, SolverOptions};
 use thiserror::Error;
 
+pub mod books;
 pub mod fair;
 pub mod first_move;
 pub mod grid;
