@@ -89,9 +89,28 @@ pub struct MatchArgs {
     /// runner take some time) [default: 50ms].
     #[arg(long, value_name = "TIME")]
     time_margin: Option<String>,
+    /// End games early by adjudication: `exact` ends a game after any move
+    /// whose position's exact value is known (the endgame database holds
+    /// it, or the solver proves it within --exact-nodes), with the result
+    /// of perfect play from there (Kalah and single-round Congkak).
+    #[arg(long, value_enum, value_name = "HOW")]
+    adjudicate: Option<Adjudicate>,
+    /// Nodes the solver may search for each position when adjudicating
+    /// (default 0: the endgame database only). A node budget, so the same
+    /// command gives the same games on any machine.
+    #[arg(long, value_name = "N", requires = "adjudicate",
+          value_parser = clap::value_parser!(u64).range(0..=mancala_arena::config::MAX_EXACT_NODES))]
+    exact_nodes: Option<u64>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// How `--adjudicate` ends games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Adjudicate {
+    /// With the exact result of perfect play, where it is known.
+    Exact,
 }
 
 /// `mancala match`.
@@ -230,6 +249,20 @@ fn play_match<G: Game>(
         plan.games as u32,
         openings.len(),
     );
+    let adjudication = mancala_arena::config::AdjudicationConfig {
+        exact: args.adjudicate == Some(Adjudicate::Exact),
+        exact_nodes: args.exact_nodes,
+        db_seeds: None,
+    };
+    let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
+        game,
+        &adjudication,
+        crate::solve_cmd::default_db_dir().as_deref(),
+    )
+    .map_err(|e| bad_input(format!("--adjudicate: {e}")))?;
+    if let (Some(a), false) = (&adjudicator, args.json) {
+        eprintln!("{}", a.describe());
+    }
     let arena = Arena {
         game,
         game_spec: spec.to_string(),
@@ -242,6 +275,9 @@ fn play_match<G: Game>(
             time_control: plan.time_control,
             time_margin: plan.time_margin,
         },
+        adjudicator: adjudicator
+            .as_ref()
+            .map(|a| a as &dyn mancala_arena::Adjudicator<G>),
     };
     match plan.sprt {
         Some(sprt) => run_sprt(&arena, &games, sprt, &names, args),
@@ -342,6 +378,15 @@ fn report(
     let mut first = Wdl::default();
     let mut margins = Vec::new();
     let mut forfeits = 0;
+    let adjudicated = records
+        .iter()
+        .filter(|r| r.end == mancala_arena::ADJUDICATED)
+        .count();
+    let mean_plies = if records.is_empty() {
+        0.0
+    } else {
+        records.iter().map(|r| r.plies as f64).sum::<f64>() / records.len() as f64
+    };
     // Games lost on time, by agent (A, B).
     let mut time_losses = [0u64; 2];
     // Why each forfeited game was lost, for --json (the text points there).
@@ -391,6 +436,8 @@ fn report(
             "a_mean_margin": margin.as_ref().map(|m| m.mean),
             "a_mean_margin_95": margin.as_ref().map(|m| [m.lo, m.hi]),
             "forfeits": forfeits,
+            "adjudicated": adjudicated,
+            "mean_plies": mean_plies,
             "time_losses": time_losses,
             "errors": errors,
         });
@@ -476,6 +523,12 @@ fn report(
         println!(
             "  mean margin for {}: {:+.2} seeds (95% interval {:+.2} .. {:+.2})",
             names[0], m.mean, m.lo, m.hi
+        );
+    }
+    if adjudicated > 0 {
+        println!(
+            "  adjudicated: {adjudicated} games ended with their exact result; {mean_plies:.1} \
+             plies a game"
         );
     }
     if forfeits > 0 {

@@ -61,7 +61,14 @@ pub fn run(args: &MergeArgs) -> Result<()> {
         .parse()
         .map_err(|e| bad_input(format!("{origin}: key `game`: {e}")))?;
     with_game!(&spec, game => {
-        let prepared = mancala_arena::tournament::prepare(
+        // Adjudicated games are checked with the adjudicator that ended them.
+        let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
+            game,
+            &config.adjudication,
+            crate::solve_cmd::default_db_dir().as_deref(),
+        )
+        .map_err(|e| bad_input(format!("{origin}: {e}")))?;
+        let mut prepared = mancala_arena::tournament::prepare(
             game,
             &spec,
             &config,
@@ -72,6 +79,9 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             &origin,
         )
         .map_err(tournament_error)?;
+        prepared.arena.adjudicator = adjudicator
+            .as_ref()
+            .map(|a| a as &dyn mancala_arena::Adjudicator<_>);
         merge(&set, &prepared, &config, &spec, args)
     })
 }

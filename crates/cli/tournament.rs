@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::Args;
 use mancala_arena::tournament::{self, percent, RunStart};
 use mancala_arena::{
-    GameRecord, LogError, MoveTable, Observer, RunEnd, RunSettings, Shard, Summary,
+    Adjudicator, GameRecord, LogError, MoveTable, Observer, RunEnd, RunSettings, Shard, Summary,
     TournamentConfig, TournamentError,
 };
 use mancala_core::{with_game, Game, GameSpec};
@@ -143,12 +143,22 @@ fn run_tournament<G: Game>(
         clock: config.clock().map_err(bad_input)?.0,
         progress: OnceLock::new(),
     };
+    let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
+        game,
+        &config.adjudication,
+        crate::solve_cmd::default_db_dir().as_deref(),
+    )
+    .map_err(|e| bad_input(format!("{origin}: {e}")))?;
+    if let (Some(a), false) = (&adjudicator, args.quiet) {
+        eprintln!("{}", a.describe());
+    }
     let end = tournament::run(
         game,
         spec,
         config,
         specs,
         Box::new(|i: usize| agents[i].build(game)),
+        adjudicator.as_ref().map(|a| a as &dyn Adjudicator<G>),
         &settings,
         crate::stop_flag(),
         &terminal,

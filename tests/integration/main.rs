@@ -5,6 +5,7 @@
 //! `#[cfg(feature = "neural")]`, so that CI's neural step runs just them:
 //! `cargo test -p mancala --features neural --test integration -- neural::`.
 
+mod adjudication;
 mod analyze;
 mod cli;
 mod engine;

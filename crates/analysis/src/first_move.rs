@@ -585,6 +585,7 @@ fn play_cell<G: Game>(
             time_control: None,
             time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
         },
+        adjudicator: None,
     };
     let records = Mutex::new(Vec::new());
     arena.run(&planned, stop, &|r: GameRecord| {

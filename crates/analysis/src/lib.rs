@@ -8,6 +8,8 @@
 //!   played by the same agent, for a ladder of agent strengths. Rows are
 //!   appended to the output folder as each cell finishes, so that a long
 //!   grid can be stopped and resumed.
+//! - [`adjudication`]: the solver as a tournament's adjudicator, ending
+//!   games whose exact result is known.
 //! - [`books`]: balanced opening books, every position after K moves
 //!   solved exactly and those close to 0 kept.
 //! - [`fair`]: starting positions one or two seeds away from the standard
@@ -45,6 +47,7 @@ use mancala_arena::GameRecord;
 use mancala_solver::{ExactGame, SolverOptions};
 use thiserror::Error;
 
+pub mod adjudication;
 pub mod books;
 pub mod fair;
 pub mod first_move;

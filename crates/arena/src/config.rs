@@ -292,6 +292,31 @@ impl OpeningsConfig {
     }
 }
 
+/// The `[adjudication]` table: games ended early where the result of
+/// perfect play is known.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdjudicationConfig {
+    /// After each move, end the game where the position's exact value is
+    /// known (the endgame database holds it, or the solver proves it
+    /// within `exact_nodes`), with the result of perfect play from there.
+    #[serde(default)]
+    pub exact: bool,
+    /// Nodes the solver may search for each position (default 0: the
+    /// endgame database only). A node budget, not a time, so that a config
+    /// gives the same games on any machine and at any thread count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_nodes: Option<u64>,
+    /// Seeds in the endgame database's fullest level (default: as `mancala
+    /// solve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_seeds: Option<usize>,
+}
+
+/// The most nodes `exact_nodes` may give each position: beyond this, an
+/// adjudication costs more than the moves it saves.
+pub const MAX_EXACT_NODES: u64 = 100_000_000;
+
 /// The `[ratings]` table.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -346,8 +371,15 @@ pub struct TournamentConfig {
     /// Rating options.
     #[serde(default)]
     pub ratings: RatingsConfig,
+    /// Exact adjudication.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub adjudication: AdjudicationConfig,
     /// The agents.
     pub agents: Vec<AgentEntry>,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 fn default_format() -> String {
@@ -569,6 +601,29 @@ impl TournamentConfig {
                 .map_err(|e| invalid("move_timeout", e.to_string()))?;
         }
         self.clock_in(path)?;
+        let adjudication = &self.adjudication;
+        if !adjudication.exact
+            && (adjudication.exact_nodes.is_some() || adjudication.db_seeds.is_some())
+        {
+            let key = if adjudication.exact_nodes.is_some() {
+                "adjudication.exact_nodes"
+            } else {
+                "adjudication.db_seeds"
+            };
+            return Err(invalid(
+                key,
+                "applies to exact adjudication: add `exact = true` to [adjudication]".into(),
+            ));
+        }
+        if adjudication
+            .exact_nodes
+            .is_some_and(|n| n > MAX_EXACT_NODES)
+        {
+            return Err(invalid(
+                "adjudication.exact_nodes",
+                format!("at most {MAX_EXACT_NODES}"),
+            ));
+        }
         Ok(())
     }
 

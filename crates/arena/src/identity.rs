@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::config::{FormatError, TournamentConfig, MAX_GAMES};
+use crate::config::{AdjudicationConfig, FormatError, TournamentConfig, MAX_GAMES};
 
 /// Why an identity does not give back a tournament (a hand-edited file).
 #[derive(Debug, Error)]
@@ -60,6 +60,14 @@ pub struct Identity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     time_margin: Option<String>,
     agents: Vec<(String, String)>,
+    /// Exact adjudication: part of what decides the games. Left out when
+    /// off, so that folders of tournaments without it read as before.
+    #[serde(default, skip_serializing_if = "is_off")]
+    adjudication: AdjudicationConfig,
+}
+
+fn is_off(a: &AdjudicationConfig) -> bool {
+    *a == AdjudicationConfig::default()
 }
 
 impl Identity {
@@ -90,6 +98,7 @@ impl Identity {
                 .into_iter()
                 .zip(specs.iter().cloned())
                 .collect(),
+            adjudication: config.adjudication.clone(),
         }
     }
 
@@ -148,6 +157,7 @@ impl Identity {
                 Some(file) => serde_json::json!({"file": file, "order": self.openings_order}),
             },
             "ratings": {"anchor": anchor},
+            "adjudication": self.adjudication,
             "agents": self.agents.iter()
                 .map(|(name, spec)| serde_json::json!({"name": name, "spec": spec}))
                 .collect::<Vec<_>>(),

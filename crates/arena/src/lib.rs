@@ -4,6 +4,7 @@
 //! The runner knows agents only through [`mancala_agents::Agent`]; which
 //! agents exist is the caller's business (the binary adds neural ones).
 
+pub mod adjudication;
 pub mod config;
 pub mod identity;
 pub mod log;
@@ -21,6 +22,7 @@ pub mod tournament;
 
 use thiserror::Error;
 
+pub use adjudication::{Adjudicator, ADJUDICATED};
 pub use config::{ConfigError, TournamentConfig};
 pub use log::{EncodedRecord, FolderLock, GameLog, LogError, OutputDir};
 pub use moves::{movers, MoveStats, MoveTable};

@@ -10,6 +10,7 @@ use crate::seat::{Choice, Seat, HANG_GRACE};
 use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
+use crate::adjudication::{perfect_play_scores, Adjudicator, ADJUDICATED};
 use crate::moves::{MoveStats, MoveTable};
 use crate::openings::Opening;
 use crate::record::{GameRecord, MoveSearch};
@@ -81,7 +82,8 @@ struct Played {
     agent_lost: Option<usize>,
 }
 
-/// Plays one game between `seats` (in seat order) after `opening`.
+/// Plays one game between `seats` (in seat order) after `opening`, ended
+/// early where `adjudicator` knows the position's value.
 /// Returns `None` if `stop` was raised before the end.
 fn play_one<G: Game>(
     game: &G,
@@ -89,6 +91,7 @@ fn play_one<G: Game>(
     opening: &Opening<G::State>,
     seed: u64,
     options: &RunOptions,
+    adjudicator: Option<&dyn Adjudicator<G>>,
     stop: &AtomicBool,
 ) -> Result<Option<Played>, ArenaError> {
     let move_timeout = options.move_timeout;
@@ -236,6 +239,17 @@ fn play_one<G: Game>(
             trace.search.push(note);
         }
         seats.iter_mut().for_each(|s| s.observe(mv));
+        if let Some(scores) = adjudicator.and_then(|a| adjudicate(game, a, &state)) {
+            trace.move_us = trace.move_us.to_vec();
+            return Ok(Some(Played {
+                trace,
+                scores,
+                winner: winner_of(scores),
+                end: ADJUDICATED.into(),
+                error: None,
+                agent_lost: None,
+            }));
+        }
     }
     let outcome = game
         .outcome(&state)
@@ -252,6 +266,27 @@ fn play_one<G: Game>(
         error: None,
         agent_lost: None,
     }))
+}
+
+/// The final scores of perfect play from `state`, where `adjudicator`
+/// knows its value (and the game is not over).
+fn adjudicate<G: Game>(
+    game: &G,
+    adjudicator: &dyn Adjudicator<G>,
+    state: &G::State,
+) -> Option<[u8; 2]> {
+    game.to_move(state)?;
+    let value = adjudicator.exact_value(state)?;
+    perfect_play_scores(game, state, value)
+}
+
+/// The seat with more seeds, or `None` for a draw.
+fn winner_of(scores: [u8; 2]) -> Option<u8> {
+    match scores[0].cmp(&scores[1]) {
+        std::cmp::Ordering::Greater => Some(0),
+        std::cmp::Ordering::Less => Some(1),
+        std::cmp::Ordering::Equal => None,
+    }
 }
 
 fn human_moves(moves: &[Move]) -> String {
@@ -274,6 +309,9 @@ pub struct Arena<'a, G: Game> {
     pub openings: Vec<Opening<G::State>>,
     /// Threads, seed, time limit.
     pub options: RunOptions,
+    /// Ends games where it knows the result of perfect play (`None`: every
+    /// game is played out).
+    pub adjudicator: Option<&'a dyn Adjudicator<G>>,
 }
 
 /// A worker's agents, built on first use, by agent index, and what its
@@ -416,6 +454,17 @@ impl<G: Game> Arena<'_, G> {
                 outcome.winner().map(|p| p.index() as u8),
                 outcome.reason.to_string(),
             ),
+            None if r.end == ADJUDICATED => {
+                // Adjudicated: only if this run adjudicates, and then with
+                // the result it gives (it depends on the position alone).
+                let Some(adjudicator) = self.adjudicator else {
+                    return Err("it was adjudicated, but this tournament plays games out".into());
+                };
+                let Some(scores) = adjudicate(game, adjudicator, &state) else {
+                    return Err("it was adjudicated where its position's value is not known".into());
+                };
+                (scores, winner_of(scores), ADJUDICATED.to_string())
+            }
             None => {
                 // Only a forfeit or a clock ends an unfinished game: the
                 // player to move lost.
@@ -466,6 +515,7 @@ fn run_games<G: Game>(
         players,
         openings,
         options,
+        adjudicator,
     } = arena;
     let game: &G = game;
     let threads = options.threads.max(1);
@@ -514,6 +564,7 @@ fn run_games<G: Game>(
                     &openings[g.opening as usize],
                     seed,
                     options,
+                    *adjudicator,
                     stop,
                 )
             } else {
@@ -530,6 +581,7 @@ fn run_games<G: Game>(
                     &openings[g.opening as usize],
                     seed,
                     options,
+                    *adjudicator,
                     stop,
                 )
             };

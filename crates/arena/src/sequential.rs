@@ -162,6 +162,7 @@ mod tests {
                 time_control: None,
                 time_margin: crate::DEFAULT_TIME_MARGIN,
             },
+            adjudicator: None,
         };
         let stop = AtomicBool::new(stop);
         play_until_decided(&arena, &games, spec.parse().unwrap(), &stop, &|_| {}).unwrap()

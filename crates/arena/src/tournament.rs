@@ -29,7 +29,7 @@ use crate::report::{interim_standings, summarize, write_moves, write_summary, Su
 use crate::runner::{AgentFactory, Arena, Players, RunOptions};
 use crate::schedule::{pairs, random_openings, schedule, ScheduledGame, Shard};
 use crate::stats::StatsError;
-use crate::ArenaError;
+use crate::{Adjudicator, ArenaError};
 
 /// Why a tournament run did not finish.
 #[derive(Debug, Error)]
@@ -159,6 +159,7 @@ pub fn prepare<'a, G: Game>(
             time_control,
             time_margin,
         },
+        adjudicator: None,
     };
     Ok(Prepared {
         arena,
@@ -301,7 +302,8 @@ pub struct Results {
 
 /// Plays the tournament `config` (on `game`, whose spec is `spec`) into
 /// `settings.dir`: the agents' canonical specs are `specs` and `factory`
-/// builds agent `i`. Games an earlier run logged there are kept (after a
+/// builds agent `i`; `adjudicator` ends games early where the config asks
+/// for exact adjudication. Games an earlier run logged there are kept (after a
 /// check that this tournament played them); raising `stop` ends the run
 /// cleanly after the games in progress. `origin` names the config in
 /// messages.
@@ -317,11 +319,23 @@ pub fn run<'a, G: Game>(
     config: &TournamentConfig,
     specs: Vec<String>,
     factory: Box<AgentFactory<'a, G>>,
+    adjudicator: Option<&'a dyn Adjudicator<G>>,
     settings: &RunSettings,
     stop: &AtomicBool,
     observer: &dyn Observer,
     origin: &str,
 ) -> Result<RunEnd, TournamentError> {
+    if config.adjudication.exact != adjudicator.is_some() {
+        return Err(TournamentError::Input(format!(
+            "{origin}: [adjudication] exact = {} but the run was {} an adjudicator",
+            config.adjudication.exact,
+            if adjudicator.is_some() {
+                "given"
+            } else {
+                "not given"
+            }
+        )));
+    }
     let dir = &settings.dir;
     let shard = settings.shard;
     if settings.resume && !dir.join("games.jsonl").exists() {
@@ -343,6 +357,7 @@ pub fn run<'a, G: Game>(
         plan,
         identity,
     } = prepare(game, spec, config, specs.clone(), factory, origin)?;
+    arena.adjudicator = adjudicator;
     let names = arena.players.names.clone();
     // A shard's folder says which shard of which tournament it holds, and
     // what the merged ratings need (the anchor is not in the games).

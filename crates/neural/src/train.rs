@@ -763,6 +763,7 @@ impl<G: Game> Trainer<'_, G> {
                 time_control: None,
                 time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
             },
+            adjudicator: None,
         };
         let points = Mutex::new(0.0f64);
         let never = AtomicBool::new(false);

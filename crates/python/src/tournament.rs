@@ -188,12 +188,21 @@ fn run_on<G: Game>(
     // Engines keep their standard error beside the games.
     let logs = settings.dir.join(mancala_arena::log::ENGINE_LOG_DIR);
     let agents: Vec<_> = agents.iter().map(|a| a.with_engine_logs(&logs)).collect();
+    let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
+        game,
+        &config.adjudication,
+        mancala_solver::endgame::default_dir().as_deref(),
+    )
+    .map_err(|e| Failure::Input(format!("{origin}: {e}")))?;
     Ok(tournament::run(
         game,
         spec,
         config,
         specs,
         Box::new(|i: usize| agents[i].build(game)),
+        adjudicator
+            .as_ref()
+            .map(|a| a as &dyn mancala_arena::Adjudicator<G>),
         settings,
         stop,
         &Silent,

@@ -68,6 +68,15 @@ pub trait ExactSolver<G: Game>: Send + Sync + std::fmt::Debug {
         stop: StopCondition<'_>,
     ) -> Result<Solution, SolveError>;
 
+    /// The value of `state` when it comes cheaply and the same on every
+    /// machine and thread: see [`Solver::settle`]. Oware's solver settles
+    /// nothing (its values depend on the game's history, and it keeps no
+    /// database): `None`.
+    ///
+    /// # Errors
+    /// [`SolveError::Table`] when a scratch table cannot be had.
+    fn settle(&self, state: &G::State, max_nodes: u64) -> Result<Option<i32>, SolveError>;
+
     /// Forgets the table (an endgame database stays).
     fn clear_table(&self);
 }
@@ -110,6 +119,10 @@ impl<G: ExactGame> ExactSolver<G> for Solver<G> {
         stop: StopCondition<'_>,
     ) -> Result<Solution, SolveError> {
         Solver::solve_until(self, state, threads, stop)
+    }
+
+    fn settle(&self, state: &G::State, max_nodes: u64) -> Result<Option<i32>, SolveError> {
+        Solver::settle(self, state, max_nodes)
     }
 
     fn clear_table(&self) {
@@ -172,6 +185,14 @@ impl ExactSolver<OwareRules> for OwareSolver {
         stop: StopCondition<'_>,
     ) -> Result<Solution, SolveError> {
         OwareSolver::solve_until(self, state, threads, stop)
+    }
+
+    fn settle(
+        &self,
+        _state: &mancala_core::OwareState,
+        _max_nodes: u64,
+    ) -> Result<Option<i32>, SolveError> {
+        Ok(None)
     }
 
     fn clear_table(&self) {

@@ -301,7 +301,15 @@ pub struct Solver<G: ExactGame = KalahRules> {
     bits: u32,
     nodes: AtomicU64,
     on_probe: Option<ProbeCallback>,
+    /// Small tables [`Solver::settle`] searches in, one per caller at a
+    /// time, kept for the next call.
+    scratch: std::sync::Mutex<Vec<Table>>,
 }
+
+/// MiB of each table [`Solver::settle`] searches in: enough for the
+/// budgets it is meant for (up to about a million nodes), small enough to
+/// clear for every position.
+pub const SETTLE_TABLE_MIB: usize = 4;
 
 impl<G: ExactGame> std::fmt::Debug for Solver<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -346,6 +354,7 @@ impl<G: ExactGame> Solver<G> {
             not_saved,
             nodes: AtomicU64::new(0),
             on_probe: None,
+            scratch: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -396,6 +405,60 @@ impl<G: ExactGame> Solver<G> {
     pub fn value(&self, state: &G::State, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         let mover = self.rules.to_move(state).ok_or(SolveError::GameOver)?;
         Ok(stores_margin(&self.rules, state, mover) + self.to_come(state, stop)?)
+    }
+
+    /// The final margin for the mover of `state` with perfect play when
+    /// it comes cheaply: the endgame database holds the position, or (with
+    /// `max_nodes > 0`) a search of at most `max_nodes` nodes proves it.
+    /// `None` otherwise, and for a finished game.
+    ///
+    /// The answer depends on `state` and `max_nodes` alone, never on what
+    /// was solved before or on other threads: the search runs on this
+    /// thread in a table of its own, cleared first, and the database is
+    /// read only. So a tournament that ends games with it plays the same
+    /// games on any machine and at any thread count.
+    ///
+    /// # Errors
+    /// [`SolveError::Table`] when a scratch table cannot be had.
+    pub fn settle(&self, state: &G::State, max_nodes: u64) -> Result<Option<i32>, SolveError> {
+        let Some(mover) = self.rules.to_move(state) else {
+            return Ok(None);
+        };
+        let base = stores_margin(&self.rules, state, mover);
+        let view = self.rules.view(state, mover);
+        let seeds = view.seeds();
+        if let Some(db) = self.endgame.as_ref() {
+            if view.swap == view::NO_SWAP && seeds as usize <= db.max_seeds() {
+                return Ok(Some(base + db.lookup(view.board(), seeds as usize)));
+            }
+        }
+        if max_nodes == 0 {
+            return Ok(None);
+        }
+        let table = {
+            let mut pool = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+            pool.pop()
+        };
+        let table = match table {
+            Some(t) => {
+                t.clear();
+                t
+            }
+            None => Table::new(SETTLE_TABLE_MIB)?,
+        };
+        let shared = Shared {
+            table: &table,
+            ..self.shared()
+        };
+        let mut search = Search::new(&shared, StopCondition::NEVER);
+        search.node_limit = max_nodes;
+        let to_come = search.solve(state, 0);
+        let settled = (!search.stopped).then_some(base + to_come);
+        self.scratch
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(table);
+        Ok(settled)
     }
 
     /// How the final margin of `state` for its mover with perfect play

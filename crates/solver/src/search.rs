@@ -95,6 +95,9 @@ pub(crate) struct Search<'a, G: ExactGame> {
     pub stopped: bool,
     /// Positions [`Search::estimate`] valued by the heuristic, not exactly.
     pub horizon_leaves: u64,
+    /// The search stops (as if `stop` were reached) past this many nodes:
+    /// a budget that, unlike a time, gives the same result on any machine.
+    pub node_limit: u64,
 }
 
 /// How the game goes on after a move.
@@ -178,6 +181,7 @@ impl<'a, G: ExactGame> Search<'a, G> {
             nodes: 0,
             stopped: false,
             horizon_leaves: 0,
+            node_limit: u64::MAX,
         }
     }
 
@@ -239,8 +243,9 @@ impl<'a, G: ExactGame> Search<'a, G> {
         mut beta: i32,
     ) -> i32 {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(STOP_INTERVAL)
-            && (self.stop.reached() || self.abort.is_some_and(|a| a.load(Ordering::Relaxed)))
+        if (self.nodes.is_multiple_of(STOP_INTERVAL)
+            && (self.stop.reached() || self.abort.is_some_and(|a| a.load(Ordering::Relaxed))))
+            || self.nodes > self.node_limit
         {
             self.stopped = true;
         }

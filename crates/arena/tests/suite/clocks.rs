@@ -89,6 +89,7 @@ fn play(
             time_control: TimeControl::parse(control).unwrap(),
             time_margin: margin,
         },
+        adjudicator: None,
     };
     let plan = schedule(&pairs(Format::RoundRobin, 2), 2, 1);
     let records = Mutex::new(Vec::new());

@@ -135,6 +135,7 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
             time_control: None,
             time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
         },
+        adjudicator: None,
     };
     let plan = schedule(&pairs(Format::RoundRobin, 2), 6, 1);
     let records = Mutex::new(Vec::new());

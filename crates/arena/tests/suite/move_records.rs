@@ -33,6 +33,7 @@ fn arena<'a>(game: &'a KalahRules, threads: usize, control: Option<&str>) -> Are
             time_control: control.map(|c| TimeControl::parse(c).unwrap().unwrap()),
             time_margin: DEFAULT_TIME_MARGIN,
         },
+        adjudicator: None,
     }
 }
 

@@ -84,6 +84,7 @@ fn play(
         config,
         specs,
         Box::new(move |i| agents[i].build::<KalahRules>()),
+        None,
         settings,
         stop,
         observer,

@@ -287,3 +287,75 @@ fn threads_searching_one_tree_together_find_the_plain_values() {
     }
     assert!(checked > 100, "only {checked} positions checked");
 }
+
+#[test]
+fn settle_gives_the_plain_value_or_nothing_whatever_was_solved_before() {
+    let options = SolverOptions {
+        table_mib: 1,
+        endgame_seeds: 4,
+        endgame_dir: None,
+    };
+    let (mut from_db, mut searched, mut unsettled) = (0, 0, 0);
+    for rules in variants(3, 3) {
+        let solver = Solver::new(rules, &options).unwrap();
+        let mut memo = HashMap::new();
+        let states = positions(&rules, 10, 17);
+        // What a budget of 300 nodes settles, asked in one order...
+        let small: Vec<Option<i32>> = states
+            .iter()
+            .map(|s| solver.settle(s, 300).unwrap())
+            .collect();
+        for (state, small) in states.iter().zip(&small) {
+            let expected = plain(&rules, state, &mut memo);
+            match solver.settle(state, 0).unwrap() {
+                // Without a budget: only the database, and then exactly.
+                Some(v) => {
+                    assert_eq!(v, expected, "{rules} {state:?}");
+                    from_db += 1;
+                }
+                None => {
+                    // A budget that settles it finds the plain value.
+                    assert_eq!(solver.settle(state, 1 << 30).unwrap(), Some(expected));
+                    if small.is_some() {
+                        searched += 1;
+                    } else {
+                        unsettled += 1;
+                    }
+                }
+            }
+            assert!(small.is_none_or(|v| v == expected), "{rules} {state:?}");
+        }
+        // ... is what it settles in the reverse order, after a big solve
+        // filled the solver's own table: nothing carries over.
+        solver.solve(&rules.start(), 1).unwrap();
+        for (state, small) in states.iter().zip(&small).rev() {
+            assert_eq!(
+                &solver.settle(state, 300).unwrap(),
+                small,
+                "{rules} {state:?}"
+            );
+        }
+        assert_eq!(
+            solver
+                .settle(
+                    &{
+                        let mut over = rules.start();
+                        while let Some(mv) = rules.legal_moves(&over).into_iter().next() {
+                            rules.play_unchecked(&mut over, mv);
+                        }
+                        over
+                    },
+                    1 << 20
+                )
+                .unwrap(),
+            None,
+            "a finished game has no value to settle"
+        );
+    }
+    // Every kind is seen: settled from the database, by a search within
+    // the budget, and not at all.
+    assert!(
+        from_db > 100 && searched > 100 && unsettled > 20,
+        "{from_db} {searched} {unsettled}"
+    );
+}

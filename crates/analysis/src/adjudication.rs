@@ -1,0 +1,150 @@
+//! Exact adjudication for tournaments: an [`Adjudicator`] backed by the
+//! solver, which ends a game where the endgame database holds its
+//! position or (with a node budget) the solver proves its value. One
+//! solver, its database loaded once, serves every worker thread.
+
+use std::any::Any;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use mancala_arena::config::AdjudicationConfig;
+use mancala_arena::Adjudicator;
+use mancala_core::{CongkakRules, Game, KalahRules, Leftover};
+use mancala_solver::{exact_solver, ExactSolver, SolverOptions};
+
+use crate::{bad_input, solver_options, solver_refused, Result};
+
+/// The solver's values as a tournament's adjudicator.
+pub struct ExactAdjudicator<G: Game> {
+    solver: Arc<dyn ExactSolver<G>>,
+    nodes: u64,
+    /// What the endgame database is, for the run's output.
+    database: DatabaseFacts,
+}
+
+/// The endgame database an adjudicator reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DatabaseFacts {
+    /// Seeds in its fullest level (0: none).
+    pub seeds: usize,
+    /// Positions it holds.
+    pub positions: u64,
+    /// Bytes it takes in memory (a byte per position).
+    pub bytes: u64,
+    /// Seconds it took to load or build, with the solver.
+    pub seconds: f64,
+}
+
+impl<G: Game> std::fmt::Debug for ExactAdjudicator<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ExactAdjudicator({:?}, {} nodes)",
+            self.database, self.nodes
+        )
+    }
+}
+
+impl<G: Game> Adjudicator<G> for ExactAdjudicator<G> {
+    fn exact_value(&self, state: &G::State) -> Option<i32> {
+        // A scratch table that cannot be had only means playing on.
+        self.solver.settle(state, self.nodes).ok().flatten()
+    }
+}
+
+impl<G: Game> ExactAdjudicator<G> {
+    /// The endgame database it reads.
+    pub fn database(&self) -> DatabaseFacts {
+        self.database
+    }
+
+    /// The node budget for each position (0: the database only).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// One line for a run's output: what is adjudicated, and the memory.
+    pub fn describe(&self) -> String {
+        let db = self.database;
+        let search = if self.nodes == 0 {
+            String::new()
+        } else {
+            format!(", or proved within {} nodes", self.nodes)
+        };
+        if db.seeds == 0 {
+            return format!("exact adjudication: positions the solver proves{search}, no database");
+        }
+        format!(
+            "exact adjudication: positions of up to {} seeds in the pits from the endgame \
+             database ({} positions, {:.0} MiB, ready in {:.1} s){search}",
+            db.seeds,
+            db.positions,
+            db.bytes as f64 / f64::from(1 << 20),
+            db.seconds
+        )
+    }
+}
+
+/// The solver's options for adjudicating `rules`: the database of `mancala
+/// solve` (or of `db_seeds` seeds) from `db_dir`, and the smallest table
+/// (adjudication searches in tables of its own).
+fn options_for<G: Game>(
+    rules: &G,
+    db_seeds: Option<usize>,
+    db_dir: Option<&Path>,
+) -> Result<SolverOptions> {
+    let any = rules as &dyn Any;
+    if let Some(kalah) = any.downcast_ref::<KalahRules>() {
+        if kalah.leftover == Leftover::SetAside {
+            return Err(bad_input(
+                "adjudication.exact: with leftover=set_aside the final scores of perfect play \
+                 cannot be told from its value; play these games out",
+            ));
+        }
+        return solver_options(kalah, Some(1), db_seeds, db_dir);
+    }
+    if let Some(congkak) = any.downcast_ref::<CongkakRules>() {
+        return solver_options(congkak, Some(1), db_seeds, db_dir);
+    }
+    Err(bad_input(format!(
+        "adjudication.exact: the solver adjudicates Kalah and single-round Congkak, not {}: \
+         Oware's values depend on the game's history",
+        rules.name()
+    )))
+}
+
+/// The adjudicator of `config` for `rules` (`None` when exact adjudication
+/// is off), its database loaded from (or built and kept in) `db_dir`.
+///
+/// # Errors
+/// [`crate::AnalysisError::BadInput`] for rules the solver does not take,
+/// a database too large, or memory that cannot be had.
+pub fn exact_adjudicator<G: Game>(
+    rules: &G,
+    config: &AdjudicationConfig,
+    db_dir: Option<&Path>,
+) -> Result<Option<ExactAdjudicator<G>>> {
+    if !config.exact {
+        return Ok(None);
+    }
+    let options = options_for(rules, config.db_seeds, db_dir)?;
+    let t0 = Instant::now();
+    let solver = exact_solver(rules, &options).map_err(solver_refused)?;
+    let seeds = options.endgame_seeds;
+    let positions = if seeds == 0 {
+        0
+    } else {
+        mancala_solver::endgame::positions(rules.pits(), seeds).unwrap_or(0)
+    };
+    Ok(Some(ExactAdjudicator {
+        solver,
+        nodes: config.exact_nodes.unwrap_or(0),
+        database: DatabaseFacts {
+            seeds,
+            positions,
+            bytes: positions,
+            seconds: t0.elapsed().as_secs_f64(),
+        },
+    }))
+}
