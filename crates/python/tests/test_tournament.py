@@ -176,3 +176,21 @@ def test_bad_requests_raise_clear_errors(tmp_path):
     blocker.write_text("not a folder")
     with pytest.raises(OSError, match="not a folder"):
         mancala.tournament(config, output=blocker)
+
+
+def test_exact_adjudication_from_a_dict(tmp_path):
+    config = {
+        "name": "py-adjudicated",
+        "game": "kalah:pits=4,seeds=3",
+        "games_per_pair": 6,
+        "adjudication": {"exact": True},
+        "agents": [{"spec": "greedy"}, {"spec": "minimax:depth=2"}],
+    }
+    result = mancala.tournament(config, output=tmp_path / "adj", report=False)
+    games = games_in(tmp_path / "adj")
+    ended = [g for g in games if g["end"] == "adjudicated"]
+    assert result["games_played"] == 6 and ended
+    for g in ended:
+        assert sum(g["scores"]) == 24 and g["margin"] == g["scores"][0] - g["scores"][1]
+    with pytest.raises(ValueError, match="Oware"):
+        mancala.tournament(dict(config, game="oware"), output=tmp_path / "oware")
