@@ -7,6 +7,7 @@
 #![allow(clippy::print_stdout)]
 
 mod analyze;
+mod annotate_cmd;
 mod bench;
 mod engine_cmd;
 mod game_cmds;
@@ -182,6 +183,10 @@ enum Command {
     /// One self-contained HTML page (or markdown with SVG charts) of a
     /// results folder: a tournament, a training run or a first-move analysis.
     Report(report::ReportArgs),
+    /// Every move of a results folder judged against perfect play: the
+    /// seeds each gave away, the best moves, blunders; each agent's
+    /// accuracy by game phase. Resumable.
+    Annotate(annotate_cmd::AnnotateArgs),
 }
 
 /// Makes a closed standard output (`mancala ... | head`) end the program
@@ -223,6 +228,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve_cmd::run(&args),
         Command::Analyze(args) => analyze::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Annotate(args) => annotate_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

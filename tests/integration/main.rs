@@ -7,6 +7,7 @@
 
 mod adjudication;
 mod analyze;
+mod annotate;
 mod cli;
 mod engine;
 mod golden;

@@ -11,7 +11,7 @@ use std::time::Instant;
 use mancala_arena::config::AdjudicationConfig;
 use mancala_arena::Adjudicator;
 use mancala_core::{CongkakRules, Game, KalahRules, Leftover};
-use mancala_solver::{exact_solver, ExactSolver, SolverOptions};
+use mancala_solver::{exact_solver, ExactGame, ExactSolver, SolverOptions};
 
 use crate::{bad_input, solver_options, solver_refused, Result};
 
@@ -86,29 +86,31 @@ impl<G: Game> ExactAdjudicator<G> {
     }
 }
 
-/// The solver's options for adjudicating `rules`: the database of `mancala
-/// solve` (or of `db_seeds` seeds) from `db_dir`, and the smallest table
-/// (adjudication searches in tables of its own).
-fn options_for<G: Game>(
+/// The solver's options for exact values of `rules` (Kalah or
+/// single-round Congkak; `what` names the command refusing anything else):
+/// the database of `mancala solve` (or of `db_seeds` seeds) from `db_dir`,
+/// and the smallest table (these values are searched in tables of their
+/// own, see [`mancala_solver::Solver::settle`]).
+///
+/// # Errors
+/// [`crate::AnalysisError::BadInput`] for Oware, multi-round Congkak or a
+/// database too large.
+pub(crate) fn exact_options<G: Game>(
     rules: &G,
     db_seeds: Option<usize>,
     db_dir: Option<&Path>,
+    what: &str,
 ) -> Result<SolverOptions> {
     let any = rules as &dyn Any;
     if let Some(kalah) = any.downcast_ref::<KalahRules>() {
-        if kalah.leftover == Leftover::SetAside {
-            return Err(bad_input(
-                "adjudication.exact: with leftover=set_aside the final scores of perfect play \
-                 cannot be told from its value; play these games out",
-            ));
-        }
         return solver_options(kalah, Some(1), db_seeds, db_dir);
     }
     if let Some(congkak) = any.downcast_ref::<CongkakRules>() {
+        congkak.check_solvable().map_err(solver_refused)?;
         return solver_options(congkak, Some(1), db_seeds, db_dir);
     }
     Err(bad_input(format!(
-        "adjudication.exact: the solver adjudicates Kalah and single-round Congkak, not {}: \
+        "{what}: the solver gives exact values of Kalah and single-round Congkak, not {}: \
          Oware's values depend on the game's history",
         rules.name()
     )))
@@ -128,7 +130,17 @@ pub fn exact_adjudicator<G: Game>(
     if !config.exact {
         return Ok(None);
     }
-    let options = options_for(rules, config.db_seeds, db_dir)?;
+    let any = rules as &dyn Any;
+    if any
+        .downcast_ref::<KalahRules>()
+        .is_some_and(|k| k.leftover == Leftover::SetAside)
+    {
+        return Err(bad_input(
+            "adjudication.exact: with leftover=set_aside the final scores of perfect play \
+             cannot be told from its value; play these games out",
+        ));
+    }
+    let options = exact_options(rules, config.db_seeds, db_dir, "adjudication.exact")?;
     let t0 = Instant::now();
     let solver = exact_solver(rules, &options).map_err(solver_refused)?;
     let seeds = options.endgame_seeds;

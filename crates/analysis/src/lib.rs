@@ -10,6 +10,8 @@
 //!   grid can be stopped and resumed.
 //! - [`adjudication`]: the solver as a tournament's adjudicator, ending
 //!   games whose exact result is known.
+//! - [`annotate`]: every move of a results folder judged against perfect
+//!   play, and each agent's accuracy by game phase.
 //! - [`books`]: balanced opening books, every position after K moves
 //!   solved exactly and those close to 0 kept.
 //! - [`fair`]: starting positions one or two seeds away from the standard
@@ -48,6 +50,7 @@ use mancala_solver::{ExactGame, SolverOptions};
 use thiserror::Error;
 
 pub mod adjudication;
+pub mod annotate;
 pub mod books;
 pub mod fair;
 pub mod first_move;

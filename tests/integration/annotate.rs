@@ -1,0 +1,228 @@
+//! `mancala annotate`: every move of a results folder judged against
+//! perfect play; the same files at any thread count and after a kill.
+
+use std::fs;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use mancala_analysis::annotate::{AgentAccuracy, GameNotes};
+use mancala_core::{Game, GameSpec};
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::util::{
+    command, mancala, ok, path, read_json, refused, succeeded, tournament, write_config,
+};
+
+const GAME: &str = "kalah:pits=4,seeds=3";
+
+fn folder(tmp: &Path, games_per_pair: u32) -> std::path::PathBuf {
+    let cfg = write_config(
+        tmp,
+        "t.toml",
+        &format!(
+            r#"
+name = "ann"
+game = "{GAME}"
+games_per_pair = {games_per_pair}
+seed = 3
+[openings]
+plies = 1
+[[agents]]
+spec = "perfect"
+[[agents]]
+spec = "random"
+[[agents]]
+spec = "minimax:depth=2"
+"#
+        ),
+    );
+    let out = tmp.join("games");
+    succeeded(tournament(&cfg, &out, &["--no-report"]));
+    out
+}
+
+fn notes(dir: &Path) -> Vec<GameNotes> {
+    fs::read_to_string(dir.join("annotations.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn copy(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for name in ["games.jsonl", "tournament.json"] {
+        fs::copy(from.join(name), to.join(name)).unwrap();
+    }
+}
+
+#[test]
+fn annotations_judge_every_move_as_the_solver_does() {
+    let tmp = TempDir::new().unwrap();
+    let dir = folder(tmp.path(), 6);
+    ok(&["annotate", path(&dir), "--quiet", "--threads", "2"]);
+    let all = notes(&dir);
+    assert_eq!(all.len(), 18);
+    let spec: GameSpec = GAME.parse().unwrap();
+    let GameSpec::Kalah(rules) = spec else {
+        unreachable!()
+    };
+    let records: Vec<Value> = fs::read_to_string(dir.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut checked_with_solve = 0;
+    let mut blunders = 0;
+    for game in &all {
+        let record = records.iter().find(|r| r["id"] == game.id).unwrap();
+        let moves: Vec<&str> = record["moves"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        for m in &game.moves {
+            // On Kalah(4,3) the budget settles every position.
+            let (value, played) = (m.value.unwrap(), m.played.unwrap());
+            assert_eq!(m.loss, Some(value - played));
+            assert!(value >= played);
+            let best = m.best.as_ref().unwrap();
+            assert_eq!(best.contains(&m.mv), value == played);
+            // A blunder exactly where the outcome class changes.
+            assert_eq!(m.blunder, played.signum() < value.signum(), "{m:?}");
+            blunders += usize::from(m.blunder);
+            if game.players[m.seat] == "perfect" {
+                assert_eq!(m.loss, Some(0), "perfect's move {m:?} of game {}", game.id);
+            }
+            // Every fifth move: the position before it, solved on its own.
+            if m.ply % 5 == 0 {
+                let mut state = rules.start();
+                for token in &moves[..m.ply as usize - 1] {
+                    rules.try_play(&mut state, token.parse().unwrap()).unwrap();
+                }
+                let position = rules.setup(&state).to_string();
+                let o = ok(&[
+                    "solve",
+                    "--game",
+                    GAME,
+                    "--position",
+                    &position,
+                    "--tt",
+                    "16",
+                    "--json",
+                ]);
+                let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+                assert_eq!(v["solution"]["value"].as_i64(), Some(i64::from(value)));
+                let solved: Vec<(String, i64)> = v["solution"]["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| {
+                        (
+                            x["mv"].as_str().unwrap().to_string(),
+                            x["value"].as_i64().unwrap(),
+                        )
+                    })
+                    .collect();
+                let top: Vec<&String> = solved
+                    .iter()
+                    .filter(|(_, v)| *v == i64::from(value))
+                    .map(|(m, _)| m)
+                    .collect();
+                assert_eq!(top, best.iter().collect::<Vec<_>>());
+                let mine = solved.iter().find(|(mv, _)| *mv == m.mv).unwrap().1;
+                assert_eq!(mine, i64::from(played));
+                checked_with_solve += 1;
+            }
+        }
+    }
+    assert!(
+        checked_with_solve > 10 && blunders > 0,
+        "{checked_with_solve} {blunders}"
+    );
+    let rows: Vec<AgentAccuracy> =
+        serde_json::from_value(read_json(&dir.join("accuracy.json"))).unwrap();
+    let perfect = rows.iter().find(|r| r.agent == "perfect").unwrap();
+    assert_eq!(perfect.overall.best_share, Some(1.0));
+    assert_eq!(perfect.overall.blunders, 0);
+    let random = rows.iter().find(|r| r.agent == "random").unwrap();
+    assert!(random.overall.mean_loss.unwrap() > 0.5);
+    let csv = fs::read_to_string(dir.join("accuracy.csv")).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("perfect,all,")), "{csv}");
+
+    // The same files at one thread, and an unknown folder refused.
+    let one = tmp.path().join("one");
+    copy(&dir, &one);
+    ok(&["annotate", path(&one), "--quiet", "--threads", "1"]);
+    for name in ["annotations.jsonl", "accuracy.json", "accuracy.csv"] {
+        assert_eq!(
+            fs::read(one.join(name)).unwrap(),
+            fs::read(dir.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let e = refused(&mancala(&[
+        "annotate",
+        path(&tmp.path().join("nothing")),
+        "--quiet",
+    ]));
+    assert!(e.contains("games.jsonl"), "{e}");
+    let e = refused(&mancala(&[
+        "annotate",
+        path(&one),
+        "--quiet",
+        "--nodes",
+        "5",
+    ]));
+    assert!(e.contains("same settings"), "{e}");
+}
+
+#[test]
+fn annotate_resumes_after_kill_9_and_a_torn_line_with_identical_files() {
+    let tmp = TempDir::new().unwrap();
+    let dir = folder(tmp.path(), 24);
+    let whole = tmp.path().join("whole");
+    copy(&dir, &whole);
+    ok(&["annotate", path(&whole), "--quiet", "--threads", "1"]);
+    let expected = fs::read(whole.join("annotations.jsonl")).unwrap();
+    let games = notes(&whole).len();
+    assert_eq!(games, 72);
+
+    // Killed while it writes: the rerun finishes the same file.
+    let mut child = command()
+        .args(["annotate", path(&dir), "--quiet", "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let lines =
+        |d: &Path| fs::read_to_string(d.join("annotations.jsonl")).map_or(0, |t| t.lines().count());
+    while lines(&dir) == 0 && started.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let at_kill = lines(&dir);
+    assert!(at_kill > 0, "annotate wrote nothing in a minute");
+    ok(&["annotate", path(&dir), "--quiet", "--threads", "2"]);
+    assert_eq!(
+        fs::read(dir.join("annotations.jsonl")).unwrap(),
+        expected,
+        "killed after {at_kill} lines"
+    );
+
+    // A torn last line (a kill in the middle of a write) is judged again.
+    let text = String::from_utf8(expected.clone()).unwrap();
+    let cut = text
+        .lines()
+        .take(10)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        + &text.lines().nth(10).unwrap()[..40];
+    fs::write(dir.join("annotations.jsonl"), cut).unwrap();
+    ok(&["annotate", path(&dir), "--quiet"]);
+    assert_eq!(fs::read(dir.join("annotations.jsonl")).unwrap(), expected);
+}
