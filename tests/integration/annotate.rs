@@ -151,6 +151,17 @@ fn annotations_judge_every_move_as_the_solver_does() {
     assert!(random.overall.mean_loss.unwrap() > 0.5);
     let csv = fs::read_to_string(dir.join("accuracy.csv")).unwrap();
     assert!(csv.lines().any(|l| l.starts_with("perfect,all,")), "{csv}");
+    // The report shows the accuracy: the table and the chart by phase.
+    ok(&["report", path(&dir)]);
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("Seeds lost per move against perfect play"),
+        "no accuracy chart"
+    );
+    assert!(
+        html.contains("Accuracy against perfect play"),
+        "no accuracy table"
+    );
 
     // The same files at one thread, and an unknown folder refused.
     let one = tmp.path().join("one");

@@ -8,6 +8,7 @@
 //! arena's [`Identity`], from which the config that replays the tournament
 //! is rebuilt.
 
+use mancala_analysis::annotate::AgentAccuracy;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -34,6 +35,8 @@ pub struct TournamentFolder {
     games: Option<GameStats>,
     /// What `moves.json` sums of each agent's moves, when it lists any.
     moves: Option<MoveTable>,
+    /// What `mancala annotate` found of each agent's moves, if it ran.
+    accuracy: Option<Vec<AgentAccuracy>>,
 }
 
 /// Reads the tournament in `dir`, if it holds one.
@@ -91,11 +94,22 @@ pub fn detect(dir: &Path) -> Result<Option<TournamentFolder>> {
     } else {
         None
     };
+    let accuracy_path = dir.join("accuracy.json");
+    let accuracy = match json_file(&accuracy_path)? {
+        None => None,
+        Some(value) => Some(serde_json::from_value(value).map_err(|e| {
+            bad_input(format!(
+                "{} is not what `mancala annotate` writes: {e}",
+                accuracy_path.display()
+            ))
+        })?),
+    };
     Ok(Some(TournamentFolder {
         summary,
         config,
         games,
         moves,
+        accuracy,
     }))
 }
 
@@ -332,6 +346,9 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
     }
     if let Some(moves) = &t.moves {
         doc.sections.push(moves_section(moves, &s.standings));
+    }
+    if let Some(accuracy) = &t.accuracy {
+        doc.sections.push(accuracy_section(accuracy));
     }
     doc.sections.push(forfeits_section(s, t.games.as_ref()));
     doc.sections.push(reproduce_section(s, t.config.as_ref()));
@@ -741,6 +758,100 @@ fn moves_section(moves: &MoveTable, standings: &[AgentSummary]) -> Section {
         id: "moves".into(),
         title: "Moves".into(),
         blocks,
+    }
+}
+
+/// The game phases of `mancala annotate`, in the order games pass them.
+const PHASES: [&str; 3] = ["opening", "middle", "endgame"];
+
+fn accuracy_section(rows: &[AgentAccuracy]) -> Section {
+    let mut table = Table::new(
+        "Accuracy against perfect play, by agent (mancala annotate)",
+        &[
+            "agent",
+            "moves judged",
+            "best moves",
+            "95% interval",
+            "mean seeds lost",
+            "opening",
+            "middle",
+            "endgame",
+            "blunders per game",
+            "first blunder (ply)",
+        ],
+        &[false, true, true, true, true, true, true, true, true, true],
+    );
+    for a in rows {
+        let o = &a.overall;
+        let mut row = vec![
+            a.agent.clone(),
+            o.judged.to_string(),
+            pct(o.best_share),
+            o.best_share_95.map_or("-".into(), |(lo, hi)| {
+                format!("{} .. {}", pct(Some(lo)), pct(Some(hi)))
+            }),
+            plain(o.mean_loss, 3),
+        ];
+        for phase in PHASES {
+            row.push(plain(a.phases.get(phase).and_then(|p| p.mean_loss), 3));
+        }
+        row.push(plain(Some(a.blunders_per_game), 2));
+        row.push(plain(a.first_blunder_ply, 1));
+        table.row(row);
+    }
+    let series = rows
+        .iter()
+        .enumerate()
+        .map(|(i, a)| svg::Series {
+            name: a.agent.clone(),
+            points: PHASES
+                .iter()
+                .enumerate()
+                .map(|(x, phase)| {
+                    let loss = a.phases.get(*phase).and_then(|p| p.mean_loss);
+                    (x as f64 + 1.0, loss.unwrap_or(f64::NAN))
+                })
+                .collect(),
+            line: true,
+            marker: svg::Marker::Circle,
+            colour: i % 6,
+        })
+        .collect();
+    let chart = svg::line_chart(&svg::LineChart {
+        title: "Seeds lost per move against perfect play, by phase".into(),
+        desc: format!(
+            "Mean seeds given away per judged move in the opening (1), middle game (2) and \
+             endgame (3), for {} agents.",
+            rows.len()
+        ),
+        x_label: "phase: 1 opening, 2 middle game, 3 endgame".into(),
+        panels: vec![svg::LinePanel {
+            y_label: "seeds lost per move".into(),
+            y_range: (0.0, 0.0),
+            series,
+            references: Vec::new(),
+        }],
+    });
+    Section {
+        id: "accuracy".into(),
+        title: "Accuracy".into(),
+        blocks: vec![
+            Block::Table(table),
+            Block::Figure {
+                id: "accuracy".into(),
+                svg: chart,
+                caption: "Seeds given away per move against perfect play, by phase".into(),
+            },
+            Block::Paragraph(
+                "Every move after the opening, judged by `mancala annotate` where the solver \
+                 gives its exact value within the budget: a best move loses 0 seeds; a \
+                 blunder turns a won position into a draw or a loss, or a drawn one into a \
+                 loss. Phases by the seeds still in the pits: the opening while more than two \
+                 thirds are, the endgame once a third or fewer are. Per-move details are in \
+                 annotations.jsonl."
+                    .into(),
+            ),
+        ],
     }
 }
 
