@@ -1,5 +1,6 @@
 //! `replay`, `perft` and `show`: looking at games move by move.
 
+use mancala_analysis::annotate::{GameNotes, MoveNote};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -88,7 +89,64 @@ pub fn replay(args: &ReplayArgs) -> Result<()> {
         }
         _ => (args.game.spec()?, None),
     };
-    with_game!(&spec, game => replay_game(game, args, record.as_ref()))
+    let notes = match (&args.from, &record) {
+        (Some(dir), Some(r)) => find_notes(dir, r.id)?,
+        _ => None,
+    };
+    with_game!(&spec, game => replay_game(game, args, record.as_ref(), notes.as_ref()))
+}
+
+/// What `mancala annotate` wrote of game `id` of `dir`, if it ran there.
+fn find_notes(dir: &Path, id: u64) -> Result<Option<GameNotes>> {
+    let path = dir.join(mancala_analysis::annotate::ANNOTATIONS);
+    let Ok(file) = File::open(&path) else {
+        return Ok(None);
+    };
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+        // A torn last line (a run killed while writing) is no game's.
+        let Ok(notes) = serde_json::from_str::<GameNotes>(&line) else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(bad_input(format!(
+                "{}, line {}: not what `mancala annotate` writes (annotate again to repair it)",
+                path.display(),
+                n + 1
+            )));
+        };
+        if notes.id == id {
+            return Ok(Some(notes));
+        }
+    }
+    Ok(None)
+}
+
+/// A judged move, in words: its value against the position's, the seeds it
+/// gave away and the best moves.
+fn judged(note: &MoveNote) -> String {
+    let value = |v: Option<i32>| v.map_or("?".into(), |v| format!("{v:+}"));
+    let mut text = format!(
+        "perfect play: position {}, move {}",
+        value(note.value),
+        value(note.played)
+    );
+    if let Some(loss) = note.loss {
+        text.push_str(&if loss == 0 {
+            ", a best move".to_string()
+        } else {
+            format!(", {loss} seeds lost")
+        });
+    }
+    if let (Some(best), Some(loss)) = (&note.best, note.loss) {
+        if loss > 0 {
+            text.push_str(&format!(" (best {})", best.join(" ")));
+        }
+    }
+    if note.blunder {
+        text.push_str(", BLUNDER: it changes the result");
+    }
+    text
 }
 
 /// Game `id` of `dir/games.jsonl`, read line by line (a log may be large).
@@ -159,7 +217,13 @@ fn move_notes(record: &GameRecord, ply: usize) -> Option<String> {
     Some(parts.join(", "))
 }
 
-fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>) -> Result<()> {
+fn replay_game<G: Game>(
+    game: &G,
+    args: &ReplayArgs,
+    record: Option<&GameRecord>,
+    notes: Option<&GameNotes>,
+) -> Result<()> {
+    let note_of = |ply: usize| notes.and_then(|n| n.moves.iter().find(|m| m.ply as usize == ply));
     let mut state = match record {
         Some(r) => r
             .start_state(game)
@@ -257,6 +321,9 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>
                     line["search"] = serde_json::to_value(s)?;
                 }
             }
+            if let Some(note) = note_of(ply) {
+                line["annotation"] = serde_json::to_value(note)?;
+            }
             writeln!(out, "{line}")?;
         } else {
             let who = match record {
@@ -266,6 +333,9 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>
             writeln!(out, "\nply {ply}: {who} plays {mv}   {setup}")?;
             if let Some(notes) = record.and_then(|r| move_notes(r, ply)) {
                 writeln!(out, "  {notes}")?;
+            }
+            if let Some(note) = note_of(ply) {
+                writeln!(out, "  {}", judged(note))?;
             }
             write!(out, "{}", render(&setup, Some((mover, mv))))?;
         }
@@ -299,14 +369,21 @@ fn replay_game<G: Game>(game: &G, args: &ReplayArgs, record: Option<&GameRecord>
                 json!({"final_scores": r.scores, "winner": winner, "end": r.end, "error": r.error})
             )?;
         } else {
+            let result = match winner {
+                Some(w) => format!("seat {w} wins"),
+                None => "draw".into(),
+            };
+            let why = match &r.error {
+                Some(e) => format!(": {e}"),
+                None if r.end == mancala_arena::ADJUDICATED => {
+                    ": the result of perfect play from here".into()
+                }
+                None => String::new(),
+            };
             writeln!(
                 out,
-                "\ngame over ({}): {} - {}, seat {} wins: {}",
-                r.end,
-                r.scores[0],
-                r.scores[1],
-                winner.map_or("-".into(), |w| w.to_string()),
-                r.error.as_deref().unwrap_or("")
+                "\ngame over ({}): {} - {}, {result}{why}",
+                r.end, r.scores[0], r.scores[1],
             )?;
         }
     }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use crate::util::{
-    command, mancala, ok, path, read_json, refused, succeeded, tournament, write_config,
+    command, mancala, ok, path, read_json, refused, stdout, succeeded, tournament, write_config,
 };
 
 const GAME: &str = "kalah:pits=4,seeds=3";
@@ -161,6 +161,44 @@ fn annotations_judge_every_move_as_the_solver_does() {
     assert!(
         html.contains("Accuracy against perfect play"),
         "no accuracy table"
+    );
+
+    // `replay --from` shows each move's judgement.
+    let game = &all[1];
+    let o = ok(&[
+        "replay",
+        "--from",
+        path(&dir),
+        "--id",
+        &game.id.to_string(),
+        "--json",
+    ]);
+    let lines: Vec<Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let shown: Vec<GameNotes> = vec![GameNotes {
+        id: game.id,
+        players: game.players.clone(),
+        moves: lines
+            .iter()
+            .filter_map(|l| l.get("annotation"))
+            .map(|a| serde_json::from_value(a.clone()).unwrap())
+            .collect(),
+    }];
+    assert_eq!(&shown[0], game);
+    let text = stdout(&ok(&[
+        "replay",
+        "--from",
+        path(&dir),
+        "--id",
+        &game.id.to_string(),
+    ]));
+    assert_eq!(
+        text.matches("perfect play: position").count(),
+        game.moves.len(),
+        "{text}"
     );
 
     // The same files at one thread, and an unknown folder refused.
