@@ -275,3 +275,79 @@ fn annotate_resumes_after_kill_9_and_a_torn_line_with_identical_files() {
     ok(&["annotate", path(&dir), "--quiet"]);
     assert_eq!(fs::read(dir.join("annotations.jsonl")).unwrap(), expected);
 }
+
+#[test]
+fn annotate_agrees_with_analyze_exact_positions_where_they_meet() {
+    let tmp = TempDir::new().unwrap();
+    let dir = folder(tmp.path(), 10);
+    ok(&["annotate", path(&dir), "--quiet"]);
+    let set = tmp.path().join("set.json");
+    ok(&[
+        "analyze",
+        "exact-positions",
+        "--game",
+        GAME,
+        "--count",
+        "400",
+        "--tt",
+        "16",
+        "--quiet",
+        "--out",
+        path(&set),
+    ]);
+    // The set's positions: every move's exact value.
+    let mut exact: std::collections::HashMap<String, Vec<(String, i64)>> = Default::default();
+    for p in read_json(&set)["positions"].as_array().unwrap() {
+        let moves = p["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["mv"].as_str().unwrap().to_string(),
+                    m["value"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        exact.insert(p["position"].as_str().unwrap().to_string(), moves);
+    }
+    let GameSpec::Kalah(rules) = GAME.parse().unwrap() else {
+        unreachable!()
+    };
+    let records: Vec<Value> = fs::read_to_string(dir.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut met = 0;
+    for game in notes(&dir) {
+        let record = records.iter().find(|r| r["id"] == game.id).unwrap();
+        let mut state = rules.start();
+        let moves: Vec<&str> = record["moves"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        for (k, token) in moves.iter().enumerate() {
+            let position = rules.setup(&state).to_string();
+            if let (Some(values), Some(note)) = (
+                exact.get(&position),
+                game.moves.iter().find(|m| m.ply as usize == k + 1),
+            ) {
+                let best = values.iter().map(|(_, v)| *v).max().unwrap();
+                assert_eq!(note.value.map(i64::from), Some(best), "{position}");
+                let played = values.iter().find(|(m, _)| m == token).unwrap().1;
+                assert_eq!(note.played.map(i64::from), Some(played), "{position}");
+                let top: Vec<String> = values
+                    .iter()
+                    .filter(|(_, v)| *v == best)
+                    .map(|(m, _)| m.clone())
+                    .collect();
+                assert_eq!(note.best.as_ref(), Some(&top), "{position}");
+                met += 1;
+            }
+            rules.try_play(&mut state, token.parse().unwrap()).unwrap();
+        }
+    }
+    assert!(met >= 5, "the two sets share only {met} positions");
+}
