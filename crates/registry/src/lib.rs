@@ -199,7 +199,7 @@ impl AnyAgentSpec {
 /// The agents of a tournament, parsed and checked for `game`: `agents`
 /// gives each one's spec and the config key that holds it (`spec`, or
 /// `command` for an engine entry); a refusal names `origin` and the key,
-/// as in `configs/quick.toml: key `agents[1].spec`: ...`.
+/// as in ``configs/quick.toml: key `agents[1].spec`: ...``.
 ///
 /// # Errors
 /// The first agent that does not parse or cannot play `game`.
