@@ -490,3 +490,46 @@ fn analyze_openings_takes_congkak_and_refuses_what_it_cannot_solve() {
     assert!(e.contains("another extension"), "{e}");
     assert!(!out.exists() && !json.exists());
 }
+
+#[test]
+fn the_shipped_balanced_books_are_their_summaries_and_play() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (stem, spec, kept) in [("kalah-6-4-balanced-standard", "kalah", 225)] {
+        let dir = root.join("openings");
+        let report: BookReport =
+            serde_json::from_value(read_json(&dir.join(format!("{stem}.json")))).unwrap();
+        let path = dir.join(format!("{stem}.txt"));
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            book_text(&report),
+            "{stem}"
+        );
+        assert_eq!(
+            (report.kept, report.solved),
+            (kept, report.positions),
+            "{stem}"
+        );
+        assert!(report.book.iter().all(|e| e.value.abs() <= 2));
+        let rules: GameSpec = spec.parse().unwrap();
+        assert_eq!(report.game, rules.to_string());
+        with_game!(&rules, g => {
+            let openings = read_openings(g, &path).unwrap();
+            assert_eq!(openings.len(), kept, "{stem}");
+            for (opening, entry) in openings.iter().zip(&report.book) {
+                let mut state = opening.start_state(g);
+                for &m in &opening.moves {
+                    g.play_unchecked(&mut state, m);
+                }
+                assert_eq!(g.setup(&state).to_string(), entry.position, "{stem}");
+            }
+        });
+    }
+    // The config that plays the standard book reads it.
+    let config =
+        mancala_arena::TournamentConfig::load(&root.join("configs/kalah-balanced.toml")).unwrap();
+    assert_eq!(
+        config.openings.file.as_deref(),
+        Some(Path::new("openings/kalah-6-4-balanced-standard.txt"))
+    );
+    assert_eq!(config.games_per_pair, 450);
+}
