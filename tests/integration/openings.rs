@@ -494,7 +494,14 @@ fn analyze_openings_takes_congkak_and_refuses_what_it_cannot_solve() {
 #[test]
 fn the_shipped_balanced_books_are_their_summaries_and_play() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (stem, spec, kept) in [("kalah-6-4-balanced-standard", "kalah", 225)] {
+    for (stem, spec, kept) in [
+        ("kalah-6-4-balanced-standard", "kalah", 225),
+        (
+            "kalah-6-4-balanced-empty-capture",
+            "kalah:empty_capture=true",
+            190,
+        ),
+    ] {
         let dir = root.join("openings");
         let report: BookReport =
             serde_json::from_value(read_json(&dir.join(format!("{stem}.json")))).unwrap();
