@@ -65,7 +65,7 @@ pub use endgame::{Endgame, EndgameError};
 pub use error::SolveError;
 pub use exact::{exact_solver, ExactSolver};
 pub use game::ExactGame;
-use search::{children, stores_margin, Busy, Search, Shared};
+use search::{children, holding, stores_margin, Busy, Search, Shared};
 pub use table::{Table, TableError};
 pub use view::View;
 
@@ -427,10 +427,8 @@ impl<G: ExactGame> Solver<G> {
         let base = stores_margin(&self.rules, state, mover);
         let view = self.rules.view(state, mover);
         let seeds = view.seeds();
-        if let Some(db) = self.endgame.as_ref() {
-            if view.swap == view::NO_SWAP && seeds as usize <= db.max_seeds() {
-                return Ok(Some(base + db.lookup(view.board(), seeds as usize)));
-            }
+        if let Some(db) = holding(self.endgame.as_ref(), &view, seeds) {
+            return Ok(Some(base + db.lookup(view.board(), seeds as usize)));
         }
         if max_nodes == 0 {
             return Ok(None);

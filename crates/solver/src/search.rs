@@ -137,7 +137,7 @@ struct Node {
 /// as `view`, which has `seeds` seeds in its pits (no database holds a
 /// position with a swap pending).
 #[inline]
-fn holding<'d, G: ExactGame>(
+pub(crate) fn holding<'d, G: ExactGame>(
     db: Option<&'d Endgame<G>>,
     view: &View,
     seeds: i32,
