@@ -43,7 +43,7 @@ pub fn run(args: &AnnotateArgs) -> Result<()> {
         db_seeds: args.db_seeds,
     };
     let progress = AnalysisProgress::new(args.quiet);
-    let notes = annotate_folder(
+    let annotations = annotate_folder(
         &args.dir,
         &options,
         crate::threads(args.threads, usize::MAX),
@@ -52,8 +52,7 @@ pub fn run(args: &AnnotateArgs) -> Result<()> {
         crate::stop_flag(),
     )
     .map_err(cli_error)?;
-    let total = total_seeds(&args.dir)?;
-    let rows = accuracy(&notes, total);
+    let rows = accuracy(&annotations.games, annotations.total_seeds);
     let written = write_accuracy(&args.dir, &rows).map_err(cli_error)?;
     let width = rows.iter().map(|r| r.agent.len()).max().unwrap_or(5).max(5);
     println!(
@@ -84,13 +83,4 @@ pub fn run(args: &AnnotateArgs) -> Result<()> {
         println!("accuracy: {}", path.display());
     }
     Ok(())
-}
-
-/// The seeds of the folder's game, from its first record.
-fn total_seeds(dir: &std::path::Path) -> Result<u32> {
-    let text = std::fs::read_to_string(dir.join("games.jsonl"))?;
-    let first = text.lines().next().unwrap_or_default();
-    let record: mancala_arena::GameRecord = serde_json::from_str(first)?;
-    let spec: mancala_core::GameSpec = record.game.parse().map_err(crate::bad_input)?;
-    Ok(mancala_core::with_game!(&spec, g => mancala_core::Game::total_seeds(g) as u32))
 }

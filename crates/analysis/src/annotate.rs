@@ -75,9 +75,18 @@ pub struct GameNotes {
     pub moves: Vec<MoveNote>,
 }
 
+/// A folder's annotations.
+#[derive(Clone, Debug)]
+pub struct Annotations {
+    /// Every game's notes, in id order.
+    pub games: Vec<GameNotes>,
+    /// Seeds in the game the folder plays (for its phases, see [`phase`]).
+    pub total_seeds: u32,
+}
+
 /// Annotates every game of `dir`'s `games.jsonl` into
 /// `dir/annotations.jsonl`, resuming a file an earlier run left (a torn
-/// last line is dropped), and returns every game's notes in id order.
+/// last line is dropped), and returns every game's notes.
 /// Games are judged in parallel on `threads` threads; a raised `stop`
 /// ends the run after the games in progress (their lines written).
 ///
@@ -91,7 +100,7 @@ pub fn annotate_folder(
     db_dir: Option<&Path>,
     observer: &dyn Observer,
     stop: &AtomicBool,
-) -> Result<Vec<GameNotes>> {
+) -> Result<Annotations> {
     let mut records = read_games(dir)?;
     records.sort_by_key(|r| r.id);
     let spec: mancala_core::GameSpec = records[0].game.parse().map_err(|e| {
@@ -110,7 +119,8 @@ pub fn annotate_folder(
         )));
     }
     mancala_core::with_game!(&spec, game => {
-        annotate_games(game, dir, &records, options, threads, db_dir, observer, stop)
+        let games = annotate_games(game, dir, &records, options, threads, db_dir, observer, stop)?;
+        Ok(Annotations { games, total_seeds: game.total_seeds() as u32 })
     })
 }
 
@@ -392,6 +402,8 @@ pub struct Accuracy {
     pub unjudged: u64,
     /// Of the judged, best moves.
     pub best: u64,
+    /// Seeds given away over the judged moves.
+    pub lost: i64,
     /// `best / judged`.
     pub best_share: Option<f64>,
     /// Its 95% Wilson interval.
@@ -408,8 +420,7 @@ impl Accuracy {
             Some(loss) => {
                 self.judged += 1;
                 self.best += u64::from(loss == 0);
-                let sum = self.mean_loss.unwrap_or(0.0) * (self.judged - 1) as f64;
-                self.mean_loss = Some((sum + f64::from(loss)) / self.judged as f64);
+                self.lost += i64::from(loss);
             }
             None => self.unjudged += 1,
         }
@@ -420,6 +431,7 @@ impl Accuracy {
         if self.judged > 0 {
             let n = self.judged as f64;
             self.best_share = Some(self.best as f64 / n);
+            self.mean_loss = Some(self.lost as f64 / n);
             self.best_share_95 = Some(wilson_interval(self.best as f64, n, 1.959_963_984_540_054));
         }
     }
