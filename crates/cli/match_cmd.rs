@@ -12,6 +12,7 @@ use mancala_arena::stats::json_float::to_value;
 use mancala_arena::stats::{
     mean_with_ci, paired_results, EloEstimate, PairedResults, Sprt, SprtDecision, SprtSpec, Wdl,
 };
+use mancala_arena::Adjudicator;
 use mancala_arena::{
     pairs, random_openings, schedule, Arena, Format, GameRecord, Opening, OpeningOrder, Players,
     RunOptions, ScheduledGame,
@@ -187,11 +188,30 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         time_margin,
         args,
     };
-    for b in opponents {
-        let agents = [a.clone(), b];
-        with_game!(&spec, game => play_match(game, &spec.to_string(), &agents, &plan))?;
-    }
-    Ok(())
+    with_game!(&spec, game => {
+        // One adjudicator (and its database, loaded once) for every match
+        // of a gauntlet.
+        let adjudication = mancala_arena::config::AdjudicationConfig {
+            exact: args.adjudicate == Some(Adjudicate::Exact),
+            exact_nodes: args.exact_nodes,
+            db_seeds: None,
+        };
+        let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
+            game,
+            &adjudication,
+            crate::solve_cmd::default_db_dir().as_deref(),
+        )
+        .map_err(|e| bad_input(format!("--adjudicate: {e}")))?;
+        if let (Some(a), false) = (&adjudicator, args.json) {
+            eprintln!("{}", a.describe());
+        }
+        let adjudicator = adjudicator.as_ref().map(|a| a as &dyn Adjudicator<_>);
+        for b in &opponents {
+            let agents = [a.clone(), b.clone()];
+            play_match(game, &spec.to_string(), &agents, &plan, adjudicator)?;
+        }
+        Ok(())
+    })
 }
 
 /// What to play: the checked arguments.
@@ -204,11 +224,12 @@ struct MatchPlan<'a> {
     args: &'a MatchArgs,
 }
 
-fn play_match<G: Game>(
-    game: &G,
+fn play_match<'a, G: Game>(
+    game: &'a G,
     spec: &str,
     agents: &[AnyAgentSpec; 2],
     plan: &MatchPlan<'_>,
+    adjudicator: Option<&'a dyn Adjudicator<G>>,
 ) -> Result<()> {
     let args = plan.args;
     for (agent, which) in agents.iter().zip(["A", "B"]) {
@@ -249,20 +270,6 @@ fn play_match<G: Game>(
         plan.games as u32,
         openings.len(),
     );
-    let adjudication = mancala_arena::config::AdjudicationConfig {
-        exact: args.adjudicate == Some(Adjudicate::Exact),
-        exact_nodes: args.exact_nodes,
-        db_seeds: None,
-    };
-    let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
-        game,
-        &adjudication,
-        crate::solve_cmd::default_db_dir().as_deref(),
-    )
-    .map_err(|e| bad_input(format!("--adjudicate: {e}")))?;
-    if let (Some(a), false) = (&adjudicator, args.json) {
-        eprintln!("{}", a.describe());
-    }
     let arena = Arena {
         game,
         game_spec: spec.to_string(),
@@ -275,9 +282,7 @@ fn play_match<G: Game>(
             time_control: plan.time_control,
             time_margin: plan.time_margin,
         },
-        adjudicator: adjudicator
-            .as_ref()
-            .map(|a| a as &dyn mancala_arena::Adjudicator<G>),
+        adjudicator,
     };
     match plan.sprt {
         Some(sprt) => run_sprt(&arena, &games, sprt, &names, args),

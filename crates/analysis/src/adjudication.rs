@@ -28,10 +28,8 @@ pub struct ExactAdjudicator<G: Game> {
 pub struct DatabaseFacts {
     /// Seeds in its fullest level (0: none).
     pub seeds: usize,
-    /// Positions it holds.
+    /// Positions it holds (a byte each in memory).
     pub positions: u64,
-    /// Bytes it takes in memory (a byte per position).
-    pub bytes: u64,
     /// Seconds it took to load or build, with the solver.
     pub seconds: f64,
 }
@@ -80,7 +78,7 @@ impl<G: Game> ExactAdjudicator<G> {
              database ({} positions, {:.0} MiB, ready in {:.1} s){search}",
             db.seeds,
             db.positions,
-            db.bytes as f64 / f64::from(1 << 20),
+            db.positions as f64 / f64::from(1 << 20),
             db.seconds
         )
     }
@@ -155,7 +153,6 @@ pub fn exact_adjudicator<G: Game>(
         database: DatabaseFacts {
             seeds,
             positions,
-            bytes: positions,
             seconds: t0.elapsed().as_secs_f64(),
         },
     }))
