@@ -51,6 +51,31 @@ fn notes(dir: &Path) -> Vec<GameNotes> {
         .collect()
 }
 
+/// The records of `dir/games.jsonl`.
+fn games(dir: &Path) -> Vec<Value> {
+    fs::read_to_string(dir.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every move's value of a `mancala solve --json` solution or an exact
+/// position: `[{"mv": "3", "value": 4}, ...]`.
+fn move_values(moves: &Value) -> Vec<(String, i64)> {
+    moves
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["mv"].as_str().unwrap().to_string(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 fn copy(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for name in ["games.jsonl", "tournament.json"] {
@@ -69,11 +94,7 @@ fn annotations_judge_every_move_as_the_solver_does() {
     let GameSpec::Kalah(rules) = spec else {
         unreachable!()
     };
-    let records: Vec<Value> = fs::read_to_string(dir.join("games.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = games(&dir);
     let mut checked_with_solve = 0;
     let mut blunders = 0;
     for game in &all {
@@ -115,17 +136,7 @@ fn annotations_judge_every_move_as_the_solver_does() {
                 ]);
                 let v: Value = serde_json::from_slice(&o.stdout).unwrap();
                 assert_eq!(v["solution"]["value"].as_i64(), Some(i64::from(value)));
-                let solved: Vec<(String, i64)> = v["solution"]["moves"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|x| {
-                        (
-                            x["mv"].as_str().unwrap().to_string(),
-                            x["value"].as_i64().unwrap(),
-                        )
-                    })
-                    .collect();
+                let solved = move_values(&v["solution"]["moves"]);
                 let top: Vec<&String> = solved
                     .iter()
                     .filter(|(_, v)| *v == i64::from(value))
@@ -298,27 +309,15 @@ fn annotate_agrees_with_analyze_exact_positions_where_they_meet() {
     // The set's positions: every move's exact value.
     let mut exact: std::collections::HashMap<String, Vec<(String, i64)>> = Default::default();
     for p in read_json(&set)["positions"].as_array().unwrap() {
-        let moves = p["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                (
-                    m["mv"].as_str().unwrap().to_string(),
-                    m["value"].as_i64().unwrap(),
-                )
-            })
-            .collect();
-        exact.insert(p["position"].as_str().unwrap().to_string(), moves);
+        exact.insert(
+            p["position"].as_str().unwrap().to_string(),
+            move_values(&p["moves"]),
+        );
     }
     let GameSpec::Kalah(rules) = GAME.parse().unwrap() else {
         unreachable!()
     };
-    let records: Vec<Value> = fs::read_to_string(dir.join("games.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = games(&dir);
     let mut met = 0;
     for game in notes(&dir) {
         let record = records.iter().find(|r| r["id"] == game.id).unwrap();
