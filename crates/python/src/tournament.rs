@@ -60,13 +60,10 @@ struct Played {
     summary: String,
     /// The folder.
     dir: String,
-    report: Report,
-}
-
-enum Report {
-    None,
-    Written(String),
-    Failed(String),
+    /// `report.html`'s path, when it was written.
+    report: Option<String>,
+    /// Why the report asked for could not be written.
+    report_error: Option<String>,
 }
 
 /// Runs a tournament (see the wrapper's docstring): `config` is a path,
@@ -106,12 +103,12 @@ pub fn _tournament(
         Failure::Stopped(m) => PyKeyboardInterrupt::new_err(m),
         Failure::Other(m) => PyRuntimeError::new_err(m),
     })?;
-    let (report, report_error) = match played.report {
-        Report::None => (None, None),
-        Report::Written(path) => (Some(path), None),
-        Report::Failed(e) => (None, Some(e)),
-    };
-    Ok((played.summary, played.dir, report, report_error))
+    Ok((
+        played.summary,
+        played.dir,
+        played.report,
+        played.report_error,
+    ))
 }
 
 fn play(
@@ -158,15 +155,17 @@ fn play(
     };
     // As on the command line, a report that cannot be written does not
     // fail the run: the results are safe, and the wrapper warns.
-    let report = match report.then(|| mancala_report::write_default_report(&results.dir)) {
-        None => Report::None,
-        Some(Ok(path)) => Report::Written(path.display().to_string()),
-        Some(Err(e)) => Report::Failed(e.to_string()),
+    let written = report.then(|| mancala_report::write_default_report(&results.dir));
+    let (report, report_error) = match written {
+        None => (None, None),
+        Some(Ok(path)) => (Some(path.display().to_string()), None),
+        Some(Err(e)) => (None, Some(e.to_string())),
     };
     Ok(Played {
         summary: serde_json::to_string(&results.summary).expect("a summary serialises"),
         dir: results.dir.display().to_string(),
         report,
+        report_error,
     })
 }
 
