@@ -16,6 +16,7 @@ mod merge;
 mod play;
 mod progress;
 mod report;
+mod serve;
 mod solve_bench;
 mod solve_cmd;
 
@@ -187,6 +188,10 @@ enum Command {
     /// seeds each gave away, the best moves, blunders; each agent's
     /// accuracy by game phase. Resumable.
     Annotate(annotate_cmd::AnnotateArgs),
+    /// The web app on a local port: play any game against any agent,
+    /// analyse positions with the solver, replay results folders' games
+    /// (docs/web.md).
+    Serve(serve::ServeArgs),
 }
 
 /// Makes a closed standard output (`mancala ... | head`) end the program
@@ -229,6 +234,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Annotate(args) => annotate_cmd::run(&args),
+        Command::Serve(args) => serve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -251,6 +251,15 @@ fn folder_name(dir: &Path) -> String {
         .unwrap_or_else(|| "results".to_string())
 }
 
+/// The report of `dir` as one self-contained HTML page (inline CSS and
+/// SVG), without writing it: what `mancala serve` shows of a folder.
+///
+/// # Errors
+/// As [`build`].
+pub fn html_page(dir: &Path) -> Result<String> {
+    Ok(html::page(&build(dir)?, &folder_name(dir)))
+}
+
 /// Writes the report of `dir` in `format` to `out`; returns the files written.
 ///
 /// # Errors

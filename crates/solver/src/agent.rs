@@ -167,10 +167,12 @@ impl std::fmt::Display for PerfectSpec {
     }
 }
 
-/// The agent's solver options for `rules`: its table (`table_mib`, else
-/// sized to the board) and a database of at most
-/// [`AGENT_ENDGAME_POSITIONS`] positions.
-fn agent_options<G: Game>(rules: &G, table_mib: Option<usize>) -> SolverOptions {
+/// The `perfect` agent's solver options for `rules`: its table
+/// (`table_mib`, else sized to the board, at most [`AGENT_TABLE_MIB`]) and a
+/// database of at most [`AGENT_ENDGAME_POSITIONS`] positions, built in
+/// memory. Also what other interactive front ends (the web server's
+/// analyses) solve with: a database that builds in seconds.
+pub fn agent_options<G: Game>(rules: &G, table_mib: Option<usize>) -> SolverOptions {
     let table_mib =
         table_mib.unwrap_or_else(|| crate::exact::default_table_mib(rules, AGENT_TABLE_MIB));
     let options = SolverOptions::table(table_mib)

@@ -60,7 +60,7 @@ use mancala_agents::StopCondition;
 use mancala_core::{KalahRules, Move, Player};
 use serde::{Deserialize, Serialize};
 
-pub use agent::{Perfect, PerfectError, PerfectSpec};
+pub use agent::{agent_options, Perfect, PerfectError, PerfectSpec};
 pub use endgame::{Endgame, EndgameError};
 pub use error::SolveError;
 pub use exact::{exact_solver, ExactSolver};

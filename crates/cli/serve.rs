@@ -1,0 +1,102 @@
+//! `mancala serve`: the web app (docs/web.md) on a local port.
+
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use mancala_web::{App, ServeOptions};
+
+use crate::bad_input;
+
+/// Arguments of `mancala serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The port to listen on (0: any free port, printed at start).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on. Anything but loopback lets every machine
+    /// that reaches it use this one's CPU: the server warns.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// A folder of results (tournaments, training runs, first-move
+    /// analyses) for the Results view; nothing outside it is read.
+    #[arg(long, value_name = "DIR")]
+    results: Option<PathBuf>,
+    /// Searches (agent moves, analyses) that may run at once; default: one per core.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Open the app in the default browser.
+    #[arg(long)]
+    open: bool,
+}
+
+/// `mancala serve`.
+pub fn run(args: &ServeArgs) -> Result<()> {
+    let mut options = ServeOptions {
+        results: args.results.clone(),
+        loopback: args.host.is_loopback(),
+        ..ServeOptions::default()
+    };
+    if let Some(threads) = args.threads {
+        if threads == 0 {
+            return Err(bad_input("--threads: at least 1"));
+        }
+        options.threads = threads;
+    }
+    let app = App::new(options).map_err(bad_input)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the server's runtime")?;
+    runtime.block_on(async {
+        let addr = SocketAddr::new(args.host, args.port);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| bad_input(format!("cannot listen on {addr}: {e}")))?;
+        let local = listener.local_addr()?;
+        if !args.host.is_loopback() {
+            eprintln!(
+                "warning: listening on {} — every machine that reaches this address can use the \
+                 app and this machine's CPU",
+                args.host
+            );
+        }
+        let shown = if local.ip().is_unspecified() {
+            SocketAddr::new(IpAddr::from([127, 0, 0, 1]), local.port())
+        } else {
+            local
+        };
+        let url = format!("http://{shown}/");
+        println!("listening on {url}");
+        if let Some(root) = app.results_root() {
+            println!("results from {}", root.display());
+        }
+        println!("press Ctrl-C to stop");
+        std::io::stdout().flush().ok();
+        if args.open {
+            open_browser(&url);
+        }
+        mancala_web::serve(listener, app, async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("the server stopped")
+    })
+}
+
+/// Asks the desktop to open `url`; a failure only means the user opens it.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
+        eprintln!("could not open a browser ({opener}: {e}); open {url}");
+    }
+}

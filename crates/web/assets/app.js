@@ -1,0 +1,1 @@
+<!-- placeholder: the front end is being written -->

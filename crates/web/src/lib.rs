@@ -1,0 +1,622 @@
+//! `mancala serve`: a local web app to play any game of the toolkit
+//! against any built-in agent, analyse positions with the solver, and
+//! replay the games of results folders, over the JSON API of `docs/web.md`.
+//!
+//! The server keeps no games: every request carries its position (or line
+//! of moves), so a request is a pure function of its body, and the only
+//! state is the search threads' permits and the solvers' tables. The page
+//! itself (`assets/`) is compiled in.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let app = mancala_web::App::new(mancala_web::ServeOptions::default())?;
+//! mancala_web::serve(listener, app, std::future::pending()).await
+//! # }
+//! ```
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use mancala_agents::AgentSpec;
+use mancala_core::{with_game, GameSpec};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::json;
+use thiserror::Error;
+
+pub mod results;
+pub mod search;
+pub mod sowing;
+pub mod views;
+
+use results::Root;
+use search::{AnalysisRequest, CancelOnDrop, Searches};
+use views::MAX_PLIES;
+
+/// Largest request body.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The page, its style and its script, compiled in.
+const INDEX_HTML: &str = include_str!("../assets/index.html");
+const APP_CSS: &str = include_str!("../assets/app.css");
+const APP_JS: &str = include_str!("../assets/app.js");
+
+/// What the page may load: its own script and style, nothing else (no
+/// network, no inline script); frames only from the server (the reports).
+const PAGE_POLICY: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \
+     script-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; \
+     form-action 'none'";
+/// A report is a page of its own, with inline style and SVG and no script,
+/// shown in the app's frame.
+const REPORT_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; \
+     frame-ancestors 'self'; sandbox";
+
+/// A request refused, with its status and a message for the user.
+#[derive(Debug, Error)]
+pub enum ApiError {
+    /// Malformed or out-of-range input (400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// Something no request may make the server do (403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// No such folder, game or endpoint (404).
+    #[error("{0}")]
+    NotFound(String),
+    /// A method the endpoint does not take (405).
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    /// A body over [`MAX_BODY_BYTES`] (413).
+    #[error("{0}")]
+    TooLarge(String),
+    /// A body that is not JSON (415).
+    #[error("{0}")]
+    UnsupportedMedia(String),
+    /// Well-formed but impossible: an illegal move or position (422).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// Every search thread busy (503).
+    #[error("{0}")]
+    Busy(String),
+    /// The client went away; nobody reads the answer.
+    #[error("the client went away")]
+    Gone,
+    /// A fault of the server (500).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMedia(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Gone => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status(), Json(json!({ "error": self.to_string() }))).into_response()
+    }
+}
+
+/// How the server is set up.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The results root the Results view lists (`None`: no Results view).
+    pub results: Option<PathBuf>,
+    /// Searches (agent moves, analyses) that may run at once.
+    pub threads: usize,
+    /// Whether the server listens on loopback only: then requests must
+    /// name a loopback host, which stops a web page elsewhere from
+    /// reaching the server through a name it rebinds to 127.0.0.1.
+    pub loopback: bool,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            results: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            loopback: true,
+        }
+    }
+}
+
+/// The server's state, shared by every request.
+pub struct App {
+    root: Option<Root>,
+    searches: Searches,
+    loopback: bool,
+}
+
+impl App {
+    /// The app for `options`.
+    ///
+    /// # Errors
+    /// A results root that is not a folder.
+    pub fn new(options: ServeOptions) -> std::io::Result<Arc<App>> {
+        let root = match &options.results {
+            Some(path) => Some(Root::new(path).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("--results {}: {e}", path.display()))
+            })?),
+            None => None,
+        };
+        Ok(Arc::new(App {
+            root,
+            searches: Searches::new(options.threads),
+            loopback: options.loopback,
+        }))
+    }
+
+    /// The results root, if one is served.
+    pub fn results_root(&self) -> Option<&std::path::Path> {
+        self.root.as_ref().map(Root::path)
+    }
+
+    fn root(&self) -> Result<&Root, ApiError> {
+        self.root.as_ref().ok_or_else(|| {
+            ApiError::NotFound("this server serves no results (start it with --results DIR)".into())
+        })
+    }
+}
+
+/// The app's routes.
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route("/api/info", get(info))
+        .route("/api/new", post(new_game))
+        .route("/api/play", post(play))
+        .route("/api/line", post(line))
+        .route("/api/agent", post(agent))
+        .route("/api/analyse", post(analyse))
+        .route("/api/results", get(results_list))
+        .route("/api/results/report", get(results_report))
+        .route("/api/results/games", get(results_games))
+        .route("/api/results/game", get(results_game))
+        .fallback(|uri: Uri| async move {
+            ApiError::NotFound(format!("no such page or endpoint: {}", uri.path()))
+        })
+        .method_not_allowed_fallback(|uri: Uri| async move {
+            ApiError::MethodNotAllowed(format!("{} does not take this method", uri.path()))
+        })
+        // Bodies are refused past the limit by the body extractor (413, as JSON).
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            guard,
+        ))
+        .with_state(app)
+}
+
+/// Serves `app` on `listener` until `shutdown` completes; searches in
+/// progress are stopped as their requests are dropped.
+///
+/// # Errors
+/// The listener's I/O errors.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router(app).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+/// Headers every answer carries, and the loopback host check.
+async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    if app.loopback && !loopback_host(request.headers()) {
+        return ApiError::Forbidden(
+            "this server answers only requests to a loopback host (127.0.0.1, localhost, [::1]); \
+             start it with --host to serve others"
+                .into(),
+        )
+        .into_response();
+    }
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(PAGE_POLICY));
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Whether the request's Host names a loopback address (or is absent, as
+/// in HTTP/1.0).
+fn loopback_host(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST) else {
+        return true;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+fn page(body: &'static str, kind: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// A JSON body, with every refusal as an [`ApiError`]: not JSON (415), too
+/// big (413), malformed or with unknown fields (400).
+struct Body<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Body<T>, ApiError> {
+        let json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.split(';')
+                    .next()
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+            });
+        if !json {
+            return Err(ApiError::UnsupportedMedia(
+                "send the request as JSON, with Content-Type: application/json".into(),
+            ));
+        }
+        let bytes = Bytes::from_request(request, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::TooLarge(format!(
+                    "the request body is over the limit of {MAX_BODY_BYTES} bytes"
+                ))
+            } else {
+                ApiError::BadRequest(format!("the request body could not be read: {e}"))
+            }
+        })?;
+        serde_json::from_slice(&bytes)
+            .map(Body)
+            .map_err(|e| ApiError::BadRequest(format!("bad request body: {e}")))
+    }
+}
+
+/// The query of `uri` as `T`.
+fn query<T: DeserializeOwned>(uri: &Uri) -> Result<T, ApiError> {
+    axum::extract::Query::<T>::try_from_uri(uri)
+        .map(|q| q.0)
+        .map_err(|e| ApiError::BadRequest(e.body_text()))
+}
+
+fn game_spec(text: &str) -> Result<GameSpec, ApiError> {
+    text.parse()
+        .map_err(|e| ApiError::BadRequest(format!("game `{text}`: {e}")))
+}
+
+/// Runs `work` on a blocking thread, holding one of the search permits;
+/// its cancel flag is raised if the request is dropped first.
+async fn search<T: Send + 'static>(
+    app: &Arc<App>,
+    work: impl FnOnce(&App, &AtomicBool) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = app.searches.permit().await?;
+    let cancel = CancelOnDrop(Arc::default());
+    let flag = Arc::clone(&cancel.0);
+    let app = Arc::clone(app);
+    tokio::task::spawn_blocking(move || work(&app, &flag))
+        .await
+        .map_err(|e| ApiError::Internal(format!("the search failed: {e}")))?
+}
+
+async fn info(State(app): State<Arc<App>>) -> Json<serde_json::Value> {
+    Json(json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "games": mancala_core::spec::GAME_NAMES,
+        "agents": [
+            {"name": "random", "example": "random", "about": "a uniformly random legal move"},
+            {"name": "greedy", "example": "greedy", "about": "the move that gains most seeds now"},
+            {"name": "minimax", "example": "minimax:depth=6", "about": "alpha-beta search to a depth (depth=N) or for a time (time=500ms)"},
+            {"name": "mcts", "example": "mcts:sims=1000", "about": "Monte Carlo tree search with random playouts"},
+            {"name": "perfect", "example": "perfect:time=2s,fallback=minimax:depth=8", "about": "the solver's best move (Kalah, single-round Congkak), with a fallback when it runs out of time"},
+        ],
+        "limits": {
+            "max_body_bytes": MAX_BODY_BYTES,
+            "max_plies": MAX_PLIES,
+            "max_agent_ms": search::MAX_AGENT_TIME.as_millis() as u64,
+            "max_analysis_ms": search::MAX_ANALYSIS_TIME.as_millis() as u64,
+            "searches": app.searches.threads(),
+        },
+        "results": app.root.is_some(),
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewRequest {
+    game: String,
+    position: Option<String>,
+}
+
+async fn new_game(Body(r): Body<NewRequest>) -> Result<Json<serde_json::Value>, ApiError> {
+    let spec = game_spec(&r.game)?;
+    with_game!(&spec, game => {
+        let state = views::position(game, r.position.as_deref())?;
+        Ok(Json(json!({ "state": views::state_view(game, &state) })))
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlayRequest {
+    game: String,
+    position: Option<String>,
+    #[serde(rename = "move")]
+    mv: String,
+}
+
+async fn play(Body(r): Body<PlayRequest>) -> Result<Json<serde_json::Value>, ApiError> {
+    let spec = game_spec(&r.game)?;
+    with_game!(&spec, game => {
+        let mut state = views::position(game, r.position.as_deref())?;
+        let ply = views::play(&spec, game, &mut state, &r.mv)?;
+        Ok(Json(json!({ "ply": ply })))
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineRequest {
+    game: String,
+    start: Option<String>,
+    #[serde(default)]
+    moves: Vec<String>,
+}
+
+async fn line(Body(r): Body<LineRequest>) -> Result<Json<serde_json::Value>, ApiError> {
+    let spec = game_spec(&r.game)?;
+    with_game!(&spec, game => {
+        let (start, plies) = views::line(&spec, game, r.start.as_deref(), &r.moves)?;
+        Ok(Json(json!({ "start": start, "plies": plies })))
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentRequest {
+    game: String,
+    position: Option<String>,
+    agent: String,
+    seed: Option<u64>,
+}
+
+async fn agent(
+    State(app): State<Arc<App>>,
+    Body(r): Body<AgentRequest>,
+) -> Result<Json<search::AgentMove>, ApiError> {
+    let spec = game_spec(&r.game)?;
+    let agent = search::parse_agent(&r.agent)?;
+    with_game!(&spec, game => {
+        let state = views::position(game, r.position.as_deref())?;
+        app.searches.admit_agent(game, &agent)?;
+        let game = *game;
+        let seed = r.seed.unwrap_or(0);
+        search(&app, move |_, cancel| search::agent_move(&game, &state, &agent, seed, cancel))
+            .await
+            .map(Json)
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalyseRequest {
+    game: String,
+    position: Option<String>,
+    ms: Option<u64>,
+    nodes: Option<u64>,
+    agent: Option<String>,
+}
+
+async fn analyse(
+    State(app): State<Arc<App>>,
+    Body(r): Body<AnalyseRequest>,
+) -> Result<Json<search::Analysis>, ApiError> {
+    let spec = game_spec(&r.game)?;
+    let most = search::MAX_ANALYSIS_TIME.as_millis() as u64;
+    let ms =
+        r.ms.unwrap_or(search::DEFAULT_ANALYSIS_TIME.as_millis() as u64);
+    if ms > most {
+        return Err(ApiError::BadRequest(format!(
+            "ms {ms}: an analysis searches for at most {most} ms"
+        )));
+    }
+    let nodes = r.nodes.unwrap_or(search::DEFAULT_SETTLE_NODES);
+    if nodes > search::MAX_SETTLE_NODES {
+        return Err(ApiError::BadRequest(format!(
+            "nodes {nodes}: at most {} a move",
+            search::MAX_SETTLE_NODES
+        )));
+    }
+    let estimator_text = r.agent.as_deref().unwrap_or(search::DEFAULT_ESTIMATOR);
+    let estimator = match search::parse_agent(estimator_text)? {
+        mancala_registry::AnyAgentSpec::Classical(a @ AgentSpec::Minimax(_)) => a,
+        _ => {
+            return Err(ApiError::BadRequest(format!(
+                "agent `{estimator_text}`: the estimator is a minimax spec (minimax:depth=10, \
+                 minimax:time=200ms), whose score is a margin in seeds"
+            )))
+        }
+    };
+    let request = AnalysisRequest {
+        time: Duration::from_millis(ms),
+        nodes,
+        estimator,
+    };
+    with_game!(&spec, game => {
+        let state = views::position(game, r.position.as_deref())?;
+        let game = *game;
+        search(&app, move |app, cancel| {
+            search::analyse(&app.searches, &game, &state, &request, cancel)
+        })
+        .await
+        .map(Json)
+    })
+}
+
+async fn results_list(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
+    let root = app.root()?.clone();
+    let folders = tokio::task::spawn_blocking(move || root.folders())
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Json(json!({ "folders": folders })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FolderQuery {
+    path: String,
+}
+
+async fn results_report(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, ApiError> {
+    let q: FolderQuery = query(&uri)?;
+    let dir = app.root()?.folder(&q.path)?;
+    let html = tokio::task::spawn_blocking(move || mancala_report::html_page(&dir))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, REPORT_POLICY),
+        ],
+        html,
+    )
+        .into_response())
+}
+
+async fn results_games(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+) -> Result<Json<results::GamePage>, ApiError> {
+    let filter: results::GameFilter = query(&uri)?;
+    let dir = app.root()?.folder(&filter.path)?;
+    tokio::task::spawn_blocking(move || results::game_page(&dir, &filter))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameQuery {
+    path: String,
+    id: u64,
+}
+
+async fn results_game(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let q: GameQuery = query(&uri)?;
+    let dir = app.root()?.folder(&q.path)?;
+    tokio::task::spawn_blocking(move || game_detail(&dir, q.id))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map(Json)
+}
+
+/// One game of a folder, replayed, with each ply's time, search and note.
+fn game_detail(dir: &std::path::Path, id: u64) -> Result<serde_json::Value, ApiError> {
+    let record = results::games(dir)?
+        .into_iter()
+        .find(|g| g.id == id)
+        .ok_or_else(|| ApiError::NotFound(format!("no game {id} in this folder")))?;
+    let spec = game_spec(&record.game)?;
+    let moves: Vec<String> = record
+        .moves
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let (start, plies) = with_game!(&spec, game => {
+        views::line(&spec, game, record.start.as_deref(), &moves)
+    })
+    .map_err(|e| ApiError::Unprocessable(format!("game {id} does not replay: {e}")))?;
+    let notes = results::notes(dir)?.remove(&id);
+    let per_ply: Vec<serde_json::Value> = (1..=moves.len())
+        .map(|ply| {
+            let timed = record.timed_index(ply);
+            let search = record.search.iter().find(|s| s.ply as usize == ply);
+            let note = notes
+                .as_ref()
+                .and_then(|n| n.moves.iter().find(|m| m.ply as usize == ply));
+            json!({
+                "ms": timed.and_then(|k| record.move_us.get(k)).map(|&us| us as f64 / 1e3),
+                "clock_ms": timed.and_then(|k| record.clock_ms.get(k)),
+                "search": search,
+                "note": note,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "record": record,
+        "annotated": notes.is_some(),
+        "start": start,
+        "plies": plies,
+        "moves": per_ply,
+    }))
+}

@@ -1,0 +1,453 @@
+//! The searches a request may start: an agent's move and an analysis of
+//! every move of a position. Both run on blocking threads, at most
+//! `--threads` at once; each is bounded in time by the server, and stopped
+//! when its client goes away (the handler's future is dropped, and with it
+//! the [`CancelOnDrop`] guard).
+
+use std::any::Any;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mancala_agents::{Agent, AgentSpec, SearchInfo, SearchKind, StopCondition};
+use mancala_core::{Game, Move};
+use mancala_registry::AnyAgentSpec;
+use mancala_solver::{agent_options, exact_solver, ExactSolver, SolveError, SolverOptions};
+use serde::Serialize;
+
+use crate::ApiError;
+
+/// Longest an agent may think for one move requested from the web.
+pub const MAX_AGENT_TIME: Duration = Duration::from_secs(10);
+/// Longest an analysis may search.
+pub const MAX_ANALYSIS_TIME: Duration = Duration::from_secs(10);
+/// Default search time of an analysis.
+pub const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(2);
+/// Default node budget for settling each move of an analysis.
+pub const DEFAULT_SETTLE_NODES: u64 = 200_000;
+/// Most nodes an analysis may settle each move with.
+pub const MAX_SETTLE_NODES: u64 = 20_000_000;
+/// The analyses' estimator when the request names none.
+pub const DEFAULT_ESTIMATOR: &str = "minimax:depth=8";
+/// How long a request waits for a search thread before 503.
+pub const QUEUE_WAIT: Duration = Duration::from_secs(5);
+/// Rule sets the server keeps solvers for (the analyses' and the `perfect`
+/// agent's): each holds a table and an endgame database, so their number
+/// bounds the server's memory.
+pub const MAX_SOLVED_RULE_SETS: usize = 4;
+/// Largest `perfect:tt=` accepted from the web, in MiB.
+pub const MAX_WEB_TABLE_MIB: usize = 256;
+/// Table of the analyses' solvers, in MiB.
+const ANALYSIS_TABLE_MIB: usize = 64;
+/// Most positions of an analysis solver's endgame database: it is built
+/// when a rule set is first analysed, while the user waits, so it must
+/// take well under a second (the `perfect` agent's, 2^24, takes seconds).
+const ANALYSIS_ENDGAME_POSITIONS: u64 = 1 << 21;
+
+/// Raises its flag when dropped: held by a request's handler, it stops the
+/// request's search once the client has gone and the handler is dropped.
+pub struct CancelOnDrop(pub Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The server's searching resources: the threads' permits and the solvers.
+pub struct Searches {
+    permits: tokio::sync::Semaphore,
+    threads: usize,
+    /// One solver per rule set analysed, as `Arc<dyn ExactSolver<G>>`.
+    solvers: Mutex<HashMap<String, Box<dyn Any + Send>>>,
+    /// Rule sets the `perfect` agent has played (each has a solver of the
+    /// process, see [`mancala_solver::PerfectSpec`]).
+    perfect_rules: Mutex<HashSet<String>>,
+}
+
+impl Searches {
+    /// Resources for `threads` searches at once.
+    pub fn new(threads: usize) -> Searches {
+        Searches {
+            permits: tokio::sync::Semaphore::new(threads.max(1)),
+            threads: threads.max(1),
+            solvers: Mutex::default(),
+            perfect_rules: Mutex::default(),
+        }
+    }
+
+    /// Searches that may run at once.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Waits for a search thread, for at most [`QUEUE_WAIT`].
+    pub async fn permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+        match tokio::time::timeout(QUEUE_WAIT, self.permits.acquire()).await {
+            Ok(Ok(permit)) => Ok(permit),
+            _ => Err(ApiError::Busy(format!(
+                "all {} search threads are busy; try again",
+                self.threads
+            ))),
+        }
+    }
+
+    /// The analyses' solver of `game`'s rules, built on first use.
+    fn solver<G: Game>(&self, game: &G) -> Result<Arc<dyn ExactSolver<G>>, ApiError> {
+        let key = format!("{} {game}", game.name());
+        let mut solvers = self.solvers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = solvers
+            .get(&key)
+            .and_then(|s| s.downcast_ref::<Arc<dyn ExactSolver<G>>>())
+        {
+            return Ok(Arc::clone(s));
+        }
+        if solvers.len() >= MAX_SOLVED_RULE_SETS {
+            // The oldest is not known; any will do, as each is rebuilt on
+            // demand. What matters is that memory stays bounded.
+            let victim = solvers.keys().next().cloned();
+            if let Some(victim) = victim {
+                solvers.remove(&victim);
+            }
+        }
+        let mut options = agent_options(game, Some(ANALYSIS_TABLE_MIB));
+        options.endgame_seeds = options.endgame_seeds.min(
+            SolverOptions::table(0)
+                .with_endgame_positions(ANALYSIS_ENDGAME_POSITIONS, game.pits())
+                .endgame_seeds,
+        );
+        let solver = exact_solver(game, &options)
+            .map_err(|e| ApiError::Unprocessable(format!("the solver refused {game}: {e}")))?;
+        solvers.insert(key, Box::new(Arc::clone(&solver)));
+        Ok(solver)
+    }
+
+    /// Checks that `spec` may be played from the web on `game`.
+    pub fn admit_agent<G: Game>(&self, game: &G, spec: &AnyAgentSpec) -> Result<(), ApiError> {
+        match spec {
+            AnyAgentSpec::Classical(_) => {}
+            AnyAgentSpec::Perfect(p) => {
+                if p.table_mib.is_some_and(|t| t > MAX_WEB_TABLE_MIB) {
+                    return Err(ApiError::Forbidden(format!(
+                        "perfect:tt= is at most {MAX_WEB_TABLE_MIB} MiB from the web"
+                    )));
+                }
+                let key = format!("{} {game} {:?}", game.name(), p.table_mib);
+                let mut seen = self.perfect_rules.lock().unwrap_or_else(|p| p.into_inner());
+                if !seen.contains(&key) && seen.len() >= MAX_SOLVED_RULE_SETS {
+                    return Err(ApiError::Busy(format!(
+                        "the perfect agent already holds solvers for {MAX_SOLVED_RULE_SETS} rule \
+                         sets on this server, each with its own memory; restart the server to \
+                         play it on others"
+                    )));
+                }
+                seen.insert(key);
+            }
+            _ => return Err(refused_from_web(&spec.to_string())),
+        }
+        spec.check(game)
+            .map_err(|e| ApiError::Unprocessable(e.to_string()))
+    }
+}
+
+/// Agent families that run a program or read a file, which no request may
+/// make the server do.
+const REFUSED_FAMILIES: &[&str] = &["engine", "neural"];
+
+/// The refusal of an `engine:` or `neural:` spec.
+fn refused_from_web(spec: &str) -> ApiError {
+    ApiError::Forbidden(format!(
+        "agent `{spec}`: external engines and neural models cannot be started from the web \
+         (they run a program or read a file); run them with `mancala play` or a tournament"
+    ))
+}
+
+/// Parses an agent spec sent by a client, refusing the families that run
+/// a program or read a file before parsing them.
+pub fn parse_agent(text: &str) -> Result<AnyAgentSpec, ApiError> {
+    let family = text.trim().split(':').next().unwrap_or("").trim();
+    if REFUSED_FAMILIES
+        .iter()
+        .any(|f| family.eq_ignore_ascii_case(f))
+    {
+        return Err(refused_from_web(text.trim()));
+    }
+    AnyAgentSpec::parse(text).map_err(|e| ApiError::BadRequest(format!("agent `{text}`: {e}")))
+}
+
+/// What a search said, as the API shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SearchView {
+    /// alpha_beta, mcts, exact, or engine.
+    pub kind: &'static str,
+    /// Positions (alpha-beta, the solver) or simulations (MCTS).
+    pub nodes: u64,
+    /// Depth completed, or the deepest tree path (MCTS).
+    pub depth: u32,
+    /// The move's value for the mover: margin in seeds, or a score in 0..1 (MCTS).
+    pub value: Option<f64>,
+    /// The move's share of the root visits (MCTS).
+    pub share: Option<f64>,
+    /// The line the search expects.
+    pub pv: Vec<String>,
+}
+
+impl SearchView {
+    /// The view of `info`, `None` for an agent that does not search.
+    pub fn of(info: &SearchInfo) -> Option<SearchView> {
+        let kind = match info.kind {
+            SearchKind::None => return None,
+            SearchKind::AlphaBeta => "alpha_beta",
+            SearchKind::Mcts => "mcts",
+            SearchKind::Exact => "exact",
+            SearchKind::Engine => "engine",
+        };
+        Some(SearchView {
+            kind,
+            nodes: info.nodes,
+            depth: info.depth,
+            value: info.value,
+            share: info.share,
+            pv: info.pv.moves().iter().map(Move::to_string).collect(),
+        })
+    }
+}
+
+/// An agent's move, as the API answers it.
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentMove {
+    /// The move.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The agent, as its spec prints.
+    pub agent: String,
+    /// Milliseconds the agent took.
+    pub ms: f64,
+    /// What its search said.
+    pub search: Option<SearchView>,
+    /// Whether the server's limit ended the search.
+    pub cut: bool,
+}
+
+/// Runs `spec`'s choice in `state`, for at most [`MAX_AGENT_TIME`] or until
+/// `cancel`.
+pub fn agent_move<G: Game>(
+    game: &G,
+    state: &G::State,
+    spec: &AnyAgentSpec,
+    seed: u64,
+    cancel: &AtomicBool,
+) -> Result<AgentMove, ApiError> {
+    if game.is_over(state) {
+        return Err(ApiError::Unprocessable("the game is over".into()));
+    }
+    let mut agent = spec.build(game);
+    agent.new_game(seed);
+    let start = Instant::now();
+    let deadline = start + MAX_AGENT_TIME;
+    let stop = StopCondition {
+        deadline: Some(deadline),
+        cancel: Some(cancel),
+        clock: None,
+    };
+    let chosen = agent.choose_until(game, state, stop);
+    let elapsed = start.elapsed();
+    let cut = Instant::now() >= deadline;
+    match chosen {
+        Ok(mv) => Ok(AgentMove {
+            mv: mv.to_string(),
+            agent: agent.name(),
+            ms: elapsed.as_secs_f64() * 1e3,
+            search: SearchView::of(&agent.info()),
+            cut,
+        }),
+        Err(_) if cancel.load(Ordering::Relaxed) => Err(ApiError::Gone),
+        Err(mancala_agents::AgentError::Stopped) => Err(ApiError::Unprocessable(format!(
+            "`{spec}` found no move within the server's limit of {} s; give it a budget of its \
+             own (perfect:time=2s,fallback=minimax:depth=8, say)",
+            MAX_AGENT_TIME.as_secs()
+        ))),
+        Err(e) => Err(ApiError::Unprocessable(format!("`{spec}`: {e}"))),
+    }
+}
+
+/// What an analysis asks for.
+#[derive(Clone, Debug)]
+pub struct AnalysisRequest {
+    /// The solver's time for the position and its moves.
+    pub time: Duration,
+    /// Nodes to settle each move's position with first.
+    pub nodes: u64,
+    /// The estimator of moves the solver cannot value.
+    pub estimator: AgentSpec,
+}
+
+/// One move's value.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveAnalysis {
+    /// The move.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Final margin for the player to move after it: exact, or the
+    /// estimator's score.
+    pub value: Option<f64>,
+    /// Whether `value` is the solver's.
+    pub exact: bool,
+    /// Whether it is a move of the best value found.
+    pub best: bool,
+    /// Milliseconds spent on it.
+    pub ms: f64,
+}
+
+/// Every move of a position, valued.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    /// Whether every value is exact.
+    pub exact: bool,
+    /// The position's value: the best move's.
+    pub value: Option<f64>,
+    /// Milliseconds in all.
+    pub ms: f64,
+    /// Each legal move, in move order.
+    pub moves: Vec<MoveAnalysis>,
+    /// A principal variation: the solver's when the position is solved,
+    /// else the best estimated move and the estimator's line after it.
+    pub pv: Vec<String>,
+    /// The estimator, when some value is its.
+    pub estimator: Option<String>,
+    /// Why the solver gave no values at all (a game it does not solve).
+    pub solver: Option<String>,
+}
+
+/// Values every legal move of `state`: the solver's where it settles the
+/// move's position within `nodes` or solves it within a share of the time,
+/// else the estimator's.
+pub fn analyse<G: Game>(
+    searches: &Searches,
+    game: &G,
+    state: &G::State,
+    request: &AnalysisRequest,
+    cancel: &AtomicBool,
+) -> Result<Analysis, ApiError> {
+    let start = Instant::now();
+    let Some(mover) = game.to_move(state) else {
+        return Err(ApiError::Unprocessable("the game is over".into()));
+    };
+    let (solver, refusal) = match searches.solver(game) {
+        Ok(s) => (Some(s), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let legal: Vec<Move> = game.legal_moves(state).into_iter().collect();
+    // The time is the search's: a first analysis of a rule set builds its
+    // solver (the endgame database) before.
+    let deadline = Instant::now() + request.time;
+    let stop = |until: Instant| StopCondition {
+        deadline: Some(until),
+        cancel: Some(cancel),
+        clock: None,
+    };
+    let gone = || cancel.load(Ordering::Relaxed);
+    let mut moves = Vec::with_capacity(legal.len());
+    let mut children = Vec::with_capacity(legal.len());
+    for (k, &mv) in legal.iter().enumerate() {
+        let t0 = Instant::now();
+        let mut child = state.clone();
+        game.play_unchecked(&mut child, mv);
+        // The value for the mover of the child's value for its own mover.
+        let for_mover = |v: i32| match game.to_move(&child) {
+            Some(next) if next != mover => -v,
+            _ => v,
+        };
+        let mut value = game.outcome(&child).map(|o| o.margin_for(mover));
+        if let (None, Some(solver)) = (value, &solver) {
+            value = solver
+                .settle(&child, request.nodes)
+                .ok()
+                .flatten()
+                .map(for_mover);
+            if value.is_none() {
+                // An equal share of what time is left for each move to come.
+                let now = Instant::now();
+                let share = deadline.saturating_duration_since(now) / (legal.len() - k) as u32;
+                value = match solver.value(&child, stop(now + share)) {
+                    Ok(v) => Some(for_mover(v)),
+                    Err(SolveError::Stopped) => None,
+                    Err(e) => return Err(ApiError::Unprocessable(e.to_string())),
+                };
+            }
+        }
+        if gone() {
+            return Err(ApiError::Gone);
+        }
+        moves.push(MoveAnalysis {
+            mv: mv.to_string(),
+            value: value.map(f64::from),
+            exact: value.is_some(),
+            best: false,
+            ms: t0.elapsed().as_secs_f64() * 1e3,
+        });
+        children.push(child);
+    }
+    let exact = moves.iter().all(|m| m.exact);
+    let mut pv = Vec::new();
+    let mut estimator = None;
+    if exact {
+        if let Some(solver) = &solver {
+            // The table is warm from the moves' searches: the line costs
+            // little, and is skipped if even that runs out of time.
+            let until = Instant::now().max(deadline) + Duration::from_millis(500);
+            if let Ok(solution) = solver.solve_until(state, 1, stop(until)) {
+                pv = solution.pv.iter().map(Move::to_string).collect();
+            }
+        }
+    } else {
+        estimator = Some(request.estimator.to_string());
+        let until = start + MAX_ANALYSIS_TIME;
+        let mut agent: Box<dyn Agent<G>> = request.estimator.build();
+        let mut lines = Vec::with_capacity(moves.len());
+        for (m, child) in moves.iter_mut().zip(&children) {
+            if m.exact || game.is_over(child) {
+                lines.push(Vec::new());
+                continue;
+            }
+            let t0 = Instant::now();
+            agent.new_game(0);
+            match agent.choose_until(game, child, stop(until)) {
+                Ok(_) => {}
+                Err(_) if gone() => return Err(ApiError::Gone),
+                Err(_) => {
+                    lines.push(Vec::new());
+                    continue;
+                }
+            }
+            let info = agent.info();
+            let same = game.to_move(child) == Some(mover);
+            m.value = info.value.map(|v| if same { v } else { -v });
+            m.ms += t0.elapsed().as_secs_f64() * 1e3;
+            lines.push(info.pv.moves().iter().map(Move::to_string).collect());
+        }
+        let best = moves
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.value.map(|v| (i, v)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((i, _)) = best {
+            pv.push(moves[i].mv.clone());
+            pv.append(&mut lines[i]);
+        }
+    }
+    let value = moves.iter().filter_map(|m| m.value).max_by(f64::total_cmp);
+    for m in &mut moves {
+        m.best = m.value.is_some() && m.value == value;
+    }
+    Ok(Analysis {
+        exact,
+        value,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+        moves,
+        pv,
+        estimator,
+        solver: refusal,
+    })
+}

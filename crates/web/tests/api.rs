@@ -1,0 +1,866 @@
+//! The JSON API over real HTTP: a server on an ephemeral port, spoken to
+//! with a plain HTTP/1.1 client on a TCP socket (so that the tests can send
+//! what no well-behaved client would: oversize bodies, bad headers, and a
+//! disconnection in the middle of a search).
+#![allow(clippy::print_stdout)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mancala_core::{Game, KalahRules, Move};
+use mancala_web::{App, ServeOptions};
+use serde_json::{json, Value};
+
+/// A server running on its own runtime until dropped.
+struct Server {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _root: Option<tempfile::TempDir>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small")
+}
+
+/// A results root holding a copy of the fixture tournament, a nested
+/// folder, and a link that leads out of the root.
+fn results_root() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let copy = |to: &Path| {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(fixture()).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    };
+    copy(&root.path().join("small"));
+    copy(&root.path().join("runs/nested"));
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap().keep();
+        std::fs::write(outside.join("games.jsonl"), "").unwrap();
+        std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, root.path().join("escape")).unwrap();
+    }
+    root
+}
+
+fn start(threads: usize, results: bool) -> Server {
+    let root = results.then(results_root);
+    let app = App::new(ServeOptions {
+        results: root.as_ref().map(|r| r.path().to_path_buf()),
+        threads,
+        loopback: true,
+    })
+    .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            mancala_web::serve(listener, app, async {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+        });
+    });
+    Server {
+        addr: rx.recv().unwrap(),
+        stop: Some(stop),
+        thread: Some(thread),
+        _root: root,
+    }
+}
+
+/// A response: status, headers (lower-case names) and body.
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+    fn error(&self) -> String {
+        self.json()["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error message: {}", self.body))
+            .to_string()
+    }
+}
+
+/// Sends raw request bytes and reads the whole response.
+fn raw(addr: SocketAddr, request: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    // A refused body may be answered before it is all sent.
+    let _ = s.write_all(request);
+    let mut bytes = Vec::new();
+    let _ = s.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no response: {text:?}"));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect::<Vec<_>>();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
+}
+
+fn get(server: &Server, path: &str) -> Reply {
+    raw(
+        server.addr,
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+}
+
+fn post(server: &Server, path: &str, body: &Value) -> Reply {
+    post_text(server, path, &body.to_string(), "application/json")
+}
+
+fn post_text(server: &Server, path: &str, body: &str, kind: &str) -> Reply {
+    raw(
+        server.addr,
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+}
+
+fn ok(reply: Reply) -> Value {
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.json()
+}
+
+fn refused(reply: Reply, status: u16, needle: &str) {
+    assert_eq!(reply.status, status, "{}", reply.body);
+    let error = reply.error();
+    assert!(error.contains(needle), "`{needle}` not in `{error}`");
+}
+
+#[test]
+fn the_page_and_its_assets_are_served_with_a_strict_policy() {
+    let server = start(1, false);
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/app.css", "text/css"),
+        ("/app.js", "text/javascript"),
+    ] {
+        let r = get(&server, path);
+        assert_eq!(r.status, 200);
+        assert!(
+            r.header("content-type").unwrap().starts_with(kind),
+            "{path}"
+        );
+        let policy = r.header("content-security-policy").unwrap();
+        assert!(policy.contains("default-src 'self'") && policy.contains("script-src 'self'"));
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    }
+}
+
+#[test]
+fn info_lists_games_agents_and_limits() {
+    let server = start(3, false);
+    let info = ok(get(&server, "/api/info"));
+    assert_eq!(info["games"], json!(["kalah", "oware", "congkak"]));
+    assert_eq!(info["limits"]["searches"], 3);
+    assert_eq!(info["limits"]["max_body_bytes"], 65536);
+    assert_eq!(info["results"], false);
+    let names: Vec<&str> = info["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["random", "greedy", "minimax", "mcts", "perfect"]);
+}
+
+#[test]
+fn new_game_gives_the_start_or_a_position_and_names_what_is_wrong() {
+    let server = start(1, false);
+    let s = ok(post(
+        &server,
+        "/api/new",
+        &json!({"game": "kalah:pits=4,seeds=3"}),
+    ));
+    assert_eq!(s["state"]["board"], json!([3, 3, 3, 3, 3, 3, 3, 3, 0, 0]));
+    assert_eq!(s["state"]["legal"], json!(["1", "2", "3", "4"]));
+    assert_eq!(s["state"]["to_move"], 0);
+    let s = ok(post(
+        &server,
+        "/api/new",
+        &json!({"game": "kalah:pits=4,seeds=3", "position": "0,0,0,1/3,3,3,3/4,7/1"}),
+    ));
+    assert_eq!(s["state"]["to_move"], 1);
+    assert_eq!(s["state"]["position"], "0,0,0,1/3,3,3,3/4,7/1");
+    refused(
+        post(&server, "/api/new", &json!({"game": "kalah:pit=4"})),
+        400,
+        "'pit'",
+    );
+    refused(
+        post(&server, "/api/new", &json!({"game": "chess"})),
+        400,
+        "unknown game 'chess'",
+    );
+    // 12 seeds where the rules have 24.
+    refused(
+        post(
+            &server,
+            "/api/new",
+            &json!({"game": "kalah:pits=4,seeds=3", "position": "0,0,0,1/3,3,3,3/5,0/1"}),
+        ),
+        422,
+        "position",
+    );
+}
+
+#[test]
+fn play_applies_a_move_and_refuses_an_illegal_one_listing_the_legal() {
+    let server = start(1, false);
+    let r = ok(post(
+        &server,
+        "/api/play",
+        &json!({"game": "kalah", "move": "3"}),
+    ));
+    let ply = &r["ply"];
+    // Pit 3's four seeds: pits 4-6 and the store, an extra turn.
+    assert_eq!(ply["sowing"], json!([{"from": 2, "to": [3, 4, 5, 12]}]));
+    assert_eq!(ply["extra_turn"], true);
+    assert_eq!(ply["state"]["to_move"], 0);
+    assert_eq!(
+        ply["state"]["board"],
+        json!([4, 4, 0, 5, 5, 5, 4, 4, 4, 4, 4, 4, 1, 0])
+    );
+    let position = ply["state"]["position"].as_str().unwrap();
+    refused(
+        post(
+            &server,
+            "/api/play",
+            &json!({"game": "kalah", "position": position, "move": "3"}),
+        ),
+        422,
+        "legal: 1 2 4 5 6",
+    );
+    refused(
+        post(
+            &server,
+            "/api/play",
+            &json!({"game": "kalah", "move": "seven"}),
+        ),
+        422,
+        "move `seven`",
+    );
+    // The pie rule's swap turns the board round: pit 1's four seeds went
+    // to pits 2-5, and player 0 now owns the other row.
+    let r = ok(post(
+        &server,
+        "/api/line",
+        &json!({"game": "kalah:pie=true", "moves": ["1", "swap"]}),
+    ));
+    let plies = r["plies"].as_array().unwrap();
+    assert_eq!(plies[1]["swap"], true);
+    assert_eq!(plies[1]["sowing"], json!([]));
+    assert_eq!(
+        plies[1]["state"]["board"],
+        json!([4, 4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 0, 0])
+    );
+    assert_eq!(plies[1]["state"]["to_move"], 0);
+}
+
+#[test]
+fn a_line_replays_as_the_engine_plays_it_and_is_bounded() {
+    let server = start(1, false);
+    let rules = KalahRules::new(6, 4).unwrap();
+    let mut state = rules.start();
+    let mut moves = Vec::new();
+    let mut k = 0usize;
+    while rules.to_move(&state).is_some() {
+        let legal: Vec<Move> = rules.legal_moves(&state).into_iter().collect();
+        let mv = legal[(k * 7 + 3) % legal.len()];
+        rules.play_unchecked(&mut state, mv);
+        moves.push(mv.to_string());
+        k += 1;
+    }
+    let r = ok(post(
+        &server,
+        "/api/line",
+        &json!({"game": "kalah", "moves": moves}),
+    ));
+    let last = &r["plies"].as_array().unwrap().last().unwrap()["state"];
+    let setup = rules.setup(&state);
+    assert_eq!(last["board"], json!(setup.board()));
+    assert_eq!(last["position"], setup.to_string());
+    let outcome = rules.outcome(&state).unwrap();
+    assert_eq!(last["outcome"]["scores"], json!(outcome.scores.0));
+    assert_eq!(last["outcome"]["reason"], outcome.reason.to_string());
+    assert_eq!(last["legal"], json!([]));
+    refused(
+        post(
+            &server,
+            "/api/line",
+            &json!({"game": "kalah", "moves": ["1", "2", "1", "9"]}),
+        ),
+        422,
+        "ply 3",
+    );
+    let long = vec!["1"; 2001];
+    refused(
+        post(
+            &server,
+            "/api/line",
+            &json!({"game": "kalah", "moves": long}),
+        ),
+        400,
+        "at most 2000",
+    );
+}
+
+#[test]
+fn agents_move_from_the_web_but_engines_and_models_are_refused() {
+    let server = start(2, false);
+    let r = ok(post(
+        &server,
+        "/api/agent",
+        &json!({"game": "kalah", "agent": "minimax:depth=6"}),
+    ));
+    assert!(["1", "2", "3", "4", "5", "6"].contains(&r["move"].as_str().unwrap()));
+    assert_eq!(r["search"]["kind"], "alpha_beta");
+    assert_eq!(r["search"]["depth"], 6);
+    assert_eq!(r["cut"], false);
+    // The same seed, the same random move; `random` reports no search.
+    let draw = |seed: u64| {
+        ok(post(
+            &server,
+            "/api/agent",
+            &json!({"game": "congkak", "agent": "random", "seed": seed}),
+        ))
+    };
+    let first = draw(5);
+    assert_eq!(first["move"], draw(5)["move"]);
+    assert!(first["search"].is_null());
+    let moves: std::collections::HashSet<String> = (0..20)
+        .map(|s| draw(s)["move"].as_str().unwrap().to_string())
+        .collect();
+    assert!(moves.len() > 1, "one move for 20 seeds: {moves:?}");
+    for spec in [
+        "engine:cmd=python3 -c 'print(1)'",
+        "ENGINE:cmd=sh",
+        "neural:model=/etc/passwd",
+    ] {
+        refused(
+            post(
+                &server,
+                "/api/agent",
+                &json!({"game": "kalah", "agent": spec}),
+            ),
+            403,
+            "cannot be started from the web",
+        );
+    }
+    refused(
+        post(
+            &server,
+            "/api/agent",
+            &json!({"game": "kalah", "agent": "perfect:tt=1024,time=1s,fallback=greedy"}),
+        ),
+        403,
+        "at most 256 MiB",
+    );
+    refused(
+        post(
+            &server,
+            "/api/agent",
+            &json!({"game": "kalah", "agent": "minimax:depht=3"}),
+        ),
+        400,
+        "depht",
+    );
+    refused(
+        post(
+            &server,
+            "/api/agent",
+            &json!({"game": "oware", "agent": "perfect"}),
+        ),
+        422,
+        "perfect play",
+    );
+    refused(
+        post(
+            &server,
+            "/api/agent",
+            &json!({"game": "kalah:pits=4,seeds=3", "position": "0,0,0,0/0,0,0,0/12,12/-", "agent": "greedy"}),
+        ),
+        422,
+        "over",
+    );
+}
+
+#[test]
+fn perfect_plays_a_best_move_from_the_web() {
+    let server = start(1, false);
+    let rules = KalahRules::new(4, 3).unwrap();
+    let solver =
+        mancala_solver::Solver::new(rules, &mancala_solver::SolverOptions::small()).unwrap();
+    let (_, best) = solver
+        .best_moves(&rules.start(), 1, mancala_agents::StopCondition::NEVER)
+        .unwrap();
+    let r = ok(post(
+        &server,
+        "/api/agent",
+        &json!({"game": "kalah:pits=4,seeds=3", "agent": "perfect"}),
+    ));
+    let mv: Move = r["move"].as_str().unwrap().parse().unwrap();
+    assert!(best.contains(&mv), "{mv} not among {best:?}");
+    assert_eq!(r["search"]["kind"], "exact");
+}
+
+#[test]
+fn analysis_gives_the_solvers_values_or_marked_estimates() {
+    let server = start(1, false);
+    let rules = KalahRules::new(4, 3).unwrap();
+    let solver =
+        mancala_solver::Solver::new(rules, &mancala_solver::SolverOptions::small()).unwrap();
+    // A position a few moves in, and the start.
+    let mut later = rules.start();
+    for mv in [Move::Pit(1), Move::Pit(3), Move::Pit(0)] {
+        rules.try_play(&mut later, mv).unwrap();
+    }
+    for state in [rules.start(), later] {
+        let expected = solver
+            .move_values(&state, 1, mancala_agents::StopCondition::NEVER)
+            .unwrap();
+        let position = rules.setup(&state).to_string();
+        let r = ok(post(
+            &server,
+            "/api/analyse",
+            &json!({"game": "kalah:pits=4,seeds=3", "position": position, "ms": 10000}),
+        ));
+        assert_eq!(r["exact"], true, "{r}");
+        let got: Vec<(String, f64)> = r["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().to_string(),
+                    m["value"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, f64)> = expected
+            .iter()
+            .map(|m| (m.mv.to_string(), f64::from(m.value)))
+            .collect();
+        assert_eq!(got, want, "{position}");
+        let best = expected.iter().map(|m| m.value).max().unwrap();
+        assert_eq!(r["value"].as_f64().unwrap(), f64::from(best));
+        for m in r["moves"].as_array().unwrap() {
+            assert_eq!(m["best"], m["value"].as_f64().unwrap() == f64::from(best));
+        }
+        // The principal variation starts with a best move and replays.
+        let pv: Vec<String> = serde_json::from_value(r["pv"].clone()).unwrap();
+        assert!(!pv.is_empty());
+        let first: Move = pv[0].parse().unwrap();
+        assert!(expected.iter().any(|m| m.mv == first && m.value == best));
+        ok(post(
+            &server,
+            "/api/line",
+            &json!({"game": "kalah:pits=4,seeds=3", "start": position, "moves": pv}),
+        ));
+    }
+    // Oware's solver takes small boards only: every value an estimate.
+    let r = ok(post(
+        &server,
+        "/api/analyse",
+        &json!({"game": "oware", "ms": 200}),
+    ));
+    assert_eq!(r["exact"], false);
+    assert_eq!(r["estimator"], "minimax:depth=8");
+    assert!(r["solver"].as_str().unwrap().contains("too large"));
+    assert_eq!(r["moves"].as_array().unwrap().len(), 6);
+    assert!(r["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["exact"] == false && m["value"].is_number()));
+    refused(
+        post(
+            &server,
+            "/api/analyse",
+            &json!({"game": "kalah", "ms": 60000}),
+        ),
+        400,
+        "at most 10000 ms",
+    );
+    refused(
+        post(
+            &server,
+            "/api/analyse",
+            &json!({"game": "kalah", "nodes": 1u64 << 40}),
+        ),
+        400,
+        "nodes",
+    );
+    refused(
+        post(
+            &server,
+            "/api/analyse",
+            &json!({"game": "kalah", "agent": "mcts:sims=100"}),
+        ),
+        400,
+        "minimax",
+    );
+}
+
+#[test]
+fn bad_requests_get_json_errors_with_their_status() {
+    let server = start(1, false);
+    let big = format!(
+        "{{\"game\": \"kalah\", \"position\": \"{}\"}}",
+        "1".repeat(70_000)
+    );
+    refused(
+        post_text(&server, "/api/new", &big, "application/json"),
+        413,
+        "65536 bytes",
+    );
+    refused(
+        post_text(&server, "/api/new", "{\"game\":\"kalah\"}", "text/plain"),
+        415,
+        "application/json",
+    );
+    refused(
+        post_text(&server, "/api/new", "{\"game\":", "application/json"),
+        400,
+        "bad request body",
+    );
+    refused(
+        post(&server, "/api/new", &json!({"game": "kalah", "extra": 1})),
+        400,
+        "unknown field `extra`",
+    );
+    refused(get(&server, "/api/new"), 405, "/api/new");
+    refused(get(&server, "/api/nothing"), 404, "/api/nothing");
+    refused(get(&server, "/api/results"), 404, "--results");
+    // A page elsewhere that rebinds its name to 127.0.0.1 is refused.
+    let r = raw(
+        server.addr,
+        b"GET /api/info HTTP/1.1\r\nHost: evil.example:8080\r\nConnection: close\r\n\r\n",
+    );
+    refused(r, 403, "loopback");
+    for host in ["localhost:8080", "[::1]:1", "127.0.0.1"] {
+        let r = raw(
+            server.addr,
+            format!("GET /api/info HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 200, "{host}");
+    }
+    // Garbage is not HTTP; the server answers the next client.
+    let _ = raw(server.addr, b"\x00\x01garbage\r\n\r\n");
+    ok(get(&server, "/api/info"));
+}
+
+#[test]
+fn results_are_listed_reported_filtered_and_replayed() {
+    let server = start(1, true);
+    let list = ok(get(&server, "/api/results"));
+    let folders = list["folders"].as_array().unwrap();
+    let paths: Vec<&str> = folders
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    // The link out of the root is not followed.
+    assert_eq!(paths, ["runs/nested", "small"]);
+    let small = &folders[1];
+    assert_eq!(small["kind"], "tournament");
+    assert_eq!(small["games"], 12);
+    assert_eq!(small["annotated"], true);
+
+    let report = get(&server, "/api/results/report?path=small");
+    assert_eq!(report.status, 200);
+    assert!(report.body.contains("<svg") && report.body.contains("minimax-3"));
+    assert!(report
+        .header("content-security-policy")
+        .unwrap()
+        .contains("sandbox"));
+    assert_eq!(
+        get(&server, "/api/results/report?path=runs/nested").status,
+        200
+    );
+
+    let records: Vec<Value> = std::fs::read_to_string(fixture().join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let page = ok(get(&server, "/api/results/games?path=small"));
+    assert_eq!(page["total"], 12);
+    assert_eq!(page["matched"], 12);
+    assert_eq!(page["agents"], json!(["greedy", "minimax-3", "random"]));
+    let wins = records
+        .iter()
+        .filter(|r| {
+            let seat = r["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .position(|p| p == "greedy");
+            seat.is_some_and(|s| r["winner"] == json!(s))
+        })
+        .count();
+    let page = ok(get(
+        &server,
+        "/api/results/games?path=small&agent=greedy&result=win",
+    ));
+    assert_eq!(page["matched"], wins);
+    assert!(page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["players"].as_array().unwrap().contains(&json!("greedy"))));
+    let page = ok(get(
+        &server,
+        "/api/results/games?path=small&offset=10&limit=5",
+    ));
+    assert_eq!(page["games"].as_array().unwrap().len(), 2);
+    refused(
+        get(&server, "/api/results/games?path=small&result=maybe"),
+        400,
+        "win, loss or draw",
+    );
+    refused(
+        get(&server, "/api/results/games?path=small&limit=100000"),
+        400,
+        "at most 500",
+    );
+
+    // Every game replays to its recorded scores, with its notes per ply.
+    let notes: Vec<Value> = std::fs::read_to_string(fixture().join("annotations.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for record in &records {
+        let id = record["id"].as_u64().unwrap();
+        let game = ok(get(
+            &server,
+            &format!("/api/results/game?path=small&id={id}"),
+        ));
+        let plies = game["plies"].as_array().unwrap();
+        assert_eq!(plies.len() as u64, record["plies"].as_u64().unwrap());
+        let last = &plies.last().unwrap()["state"];
+        assert_eq!(last["outcome"]["scores"], record["scores"]);
+        let per_ply = game["moves"].as_array().unwrap();
+        let note = notes.iter().find(|n| n["id"] == id).unwrap();
+        for n in note["moves"].as_array().unwrap() {
+            let ply = n["ply"].as_u64().unwrap() as usize;
+            assert_eq!(per_ply[ply - 1]["note"], *n);
+        }
+        // The opening's move has no time; the others have the record's.
+        assert!(per_ply[0]["ms"].is_null());
+        let us = record["move_us"].as_array().unwrap();
+        assert_eq!(
+            per_ply[1]["ms"].as_f64().unwrap(),
+            us[0].as_f64().unwrap() / 1e3
+        );
+    }
+    refused(
+        get(&server, "/api/results/game?path=small&id=99"),
+        404,
+        "no game 99",
+    );
+    refused(get(&server, "/api/results/game?path=small"), 400, "id");
+}
+
+#[test]
+fn no_path_leads_out_of_the_results_root() {
+    let server = start(1, true);
+    for path in [
+        "..",
+        "../etc",
+        "small/../..",
+        "%2E%2E",
+        "%2e%2e%2fetc",
+        "/etc",
+        "%2Fetc",
+        "small%2F..%2F..",
+    ] {
+        let r = get(&server, &format!("/api/results/games?path={path}"));
+        assert_eq!(r.status, 403, "{path}: {}", r.body);
+        let r = get(&server, &format!("/api/results/report?path={path}"));
+        assert_eq!(r.status, 403, "{path}: {}", r.body);
+    }
+    #[cfg(unix)]
+    {
+        refused(
+            get(&server, "/api/results/games?path=escape"),
+            403,
+            "outside",
+        );
+        refused(
+            get(&server, "/api/results/game?path=escape&id=0"),
+            403,
+            "outside",
+        );
+    }
+    refused(
+        get(&server, "/api/results/games?path=missing"),
+        404,
+        "missing",
+    );
+    refused(
+        get(&server, "/api/results/games?path=small/games.jsonl"),
+        404,
+        "not a folder",
+    );
+}
+
+#[test]
+fn concurrent_requests_all_get_their_answers() {
+    let server = start(2, true);
+    let addr = server.addr;
+    let threads: Vec<_> = (0..8)
+        .map(|k| {
+            std::thread::spawn(move || {
+                let body = json!({"game": "kalah", "agent": "minimax:depth=5", "seed": k});
+                let text = body.to_string();
+                let request = format!(
+                    "POST /api/agent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{text}",
+                    text.len()
+                );
+                let agent = raw(addr, request.as_bytes());
+                let list = raw(
+                    addr,
+                    b"GET /api/results/games?path=small HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                );
+                (agent.status, agent.json()["move"].clone(), list.status)
+            })
+        })
+        .collect();
+    let answers: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    for (status, mv, list) in &answers {
+        assert_eq!((*status, *list), (200, 200));
+        // Depth 5 is deterministic whatever the seed.
+        assert_eq!(mv, &answers[0].1);
+    }
+}
+
+#[test]
+fn a_search_stops_when_its_client_goes_away() {
+    // One search thread: a search left running would hold it.
+    let server = start(1, false);
+    let body = json!({"game": "kalah:pits=6,seeds=6", "ms": 10000, "agent": "minimax:depth=30"})
+        .to_string();
+    let request = format!(
+        "POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(s);
+    let t0 = Instant::now();
+    let r = post(
+        &server,
+        "/api/agent",
+        &json!({"game": "kalah", "agent": "greedy"}),
+    );
+    let waited = t0.elapsed();
+    assert_eq!(r.status, 200, "{}", r.body);
+    // Left running, the analysis would have held the thread for 10 s or
+    // more, and this request would have been refused after 5.
+    assert!(waited < Duration::from_secs(3), "waited {waited:?}");
+}
+
+#[test]
+fn a_busy_server_says_so() {
+    let server = start(1, false);
+    let addr = server.addr;
+    let body = json!({"game": "kalah:pits=6,seeds=6", "agent": "minimax:depth=40"}).to_string();
+    let hog = std::thread::spawn(move || {
+        let request = format!(
+            "POST /api/agent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        raw(addr, request.as_bytes())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let r = post(
+        &server,
+        "/api/agent",
+        &json!({"game": "kalah", "agent": "greedy"}),
+    );
+    refused(r, 503, "busy");
+    // The hog's search was cut by the server's limit of 10 s, with a move.
+    let hog = hog.join().unwrap();
+    assert_eq!(hog.status, 200, "{}", hog.body);
+    assert_eq!(hog.json()["cut"], true);
+}
