@@ -17,6 +17,7 @@ mod neural;
 mod openings;
 mod play;
 mod report;
+mod serve;
 mod shard;
 mod solve;
 mod solve_bench;

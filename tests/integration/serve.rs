@@ -1,0 +1,124 @@
+//! `mancala serve`: starts, answers, refuses bad flags, warns off loopback
+//! and stops on Ctrl-C. The API itself is tested in crates/web/tests.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+
+use crate::util::{command, mancala, path, refused};
+
+/// A running server and the address it printed.
+struct Serving {
+    child: Child,
+    addr: String,
+    stderr: std::process::ChildStderr,
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(args: &[&str]) -> Serving {
+    let mut child = command()
+        .arg("serve")
+        .args(["--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mancala serve");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("first line: {line:?}"))
+        .to_string();
+    // The rest of standard output is drained, so that the server never
+    // blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        let _ = out.read_to_string(&mut sink);
+    });
+    let stderr = child.stderr.take().unwrap();
+    Serving {
+        child,
+        addr,
+        stderr,
+    }
+}
+
+fn get(addr: &str, target: &str, host: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    reply
+}
+
+#[test]
+fn serve_prints_its_address_answers_and_stops_on_ctrl_c() {
+    let root = tempfile::tempdir().unwrap();
+    let mut server = serve(&["--results", path(root.path()), "--threads", "1"]);
+    let page = get(&server.addr, "/", "127.0.0.1");
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page.contains("text/html"));
+    let info = get(&server.addr, "/api/info", "127.0.0.1");
+    assert!(
+        info.contains("\"searches\":1") && info.contains("\"results\":true"),
+        "{info}"
+    );
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = server.child.wait().unwrap();
+    assert!(code.success(), "{code:?}");
+    let mut err = String::new();
+    server.stderr.read_to_string(&mut err).unwrap();
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn serve_off_loopback_warns_and_takes_any_host() {
+    let mut server = serve(&["--host", "0.0.0.0"]);
+    let port = server.addr.rsplit(':').next().unwrap().to_string();
+    let reply = get(&format!("127.0.0.1:{port}"), "/api/info", "example.org");
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    let mut first = String::new();
+    BufReader::new(&mut server.stderr)
+        .read_line(&mut first)
+        .unwrap();
+    assert!(
+        first.starts_with("warning: listening on 0.0.0.0"),
+        "{first}"
+    );
+}
+
+#[test]
+fn serve_refuses_bad_flags_with_a_clear_message() {
+    let e = refused(&mancala(&[
+        "serve",
+        "--port",
+        "0",
+        "--results",
+        "no/such/folder",
+    ]));
+    assert!(e.contains("--results no/such/folder"), "{e}");
+    let e = refused(&mancala(&["serve", "--port", "0", "--threads", "0"]));
+    assert!(e.contains("--threads"), "{e}");
+    let taken = serve(&[]);
+    let port = taken.addr.rsplit(':').next().unwrap().to_string();
+    let e = refused(&mancala(&["serve", "--port", &port]));
+    assert!(e.contains("cannot listen on 127.0.0.1:"), "{e}");
+}
