@@ -289,7 +289,22 @@ fn loopback_host(headers: &HeaderMap) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The environment variable that, for work on the page, serves its three
+/// files from a folder (read at each request) instead of the compiled-in
+/// copies: `MANCALA_WEB_ASSETS=crates/web/assets mancala serve`. Only
+/// these three names are read, whatever a request asks.
+pub const ASSETS_VARIABLE: &str = "MANCALA_WEB_ASSETS";
+
+/// One of the page's files: compiled in, or from [`ASSETS_VARIABLE`]'s folder.
 fn page(body: &'static str, kind: &'static str) -> Response {
+    let name = match kind.split(';').next() {
+        Some("text/html") => "index.html",
+        Some("text/css") => "app.css",
+        _ => "app.js",
+    };
+    let body = std::env::var_os(ASSETS_VARIABLE)
+        .and_then(|dir| std::fs::read_to_string(PathBuf::from(dir).join(name)).ok())
+        .map_or(std::borrow::Cow::Borrowed(body), std::borrow::Cow::Owned);
     (
         [
             (header::CONTENT_TYPE, kind),
