@@ -403,17 +403,27 @@ pub fn analyse<G: Game>(
         }
     } else {
         estimator = Some(request.estimator.to_string());
-        let until = start + MAX_ANALYSIS_TIME;
+        // The estimator has the analysis's time again, shared equally
+        // among the moves it values (a depth it does not complete in its
+        // share gives the deepest it did).
+        let until = Instant::now() + request.time;
         let mut agent: Box<dyn Agent<G>> = request.estimator.build();
         let mut lines = Vec::with_capacity(moves.len());
+        let mut left = moves
+            .iter()
+            .zip(&children)
+            .filter(|(m, c)| !m.exact && !game.is_over(c))
+            .count();
         for (m, child) in moves.iter_mut().zip(&children) {
             if m.exact || game.is_over(child) {
                 lines.push(Vec::new());
                 continue;
             }
             let t0 = Instant::now();
+            let share = until.saturating_duration_since(t0) / left.max(1) as u32;
+            left -= 1;
             agent.new_game(0);
-            match agent.choose_until(game, child, stop(until)) {
+            match agent.choose_until(game, child, stop(t0 + share)) {
                 Ok(_) => {}
                 Err(_) if gone() => return Err(ApiError::Gone),
                 Err(_) => {

@@ -550,6 +550,44 @@ fn analysis_gives_the_solvers_values_or_marked_estimates() {
         .unwrap()
         .iter()
         .all(|m| m["exact"] == false && m["value"].is_number()));
+    // A small Oware board is the Oware solver's.
+    let rules = mancala_core::OwareRules::new(3, 2).unwrap();
+    let oware =
+        mancala_solver::oware::OwareSolver::new(rules, &mancala_solver::SolverOptions::small())
+            .unwrap();
+    let want: Vec<Value> = oware
+        .move_values(&rules.start(), 1, mancala_agents::StopCondition::NEVER)
+        .unwrap()
+        .iter()
+        .map(|m| json!(f64::from(m.value)))
+        .collect();
+    let r = ok(post(
+        &server,
+        "/api/analyse",
+        &json!({"game": "oware:pits=3,seeds=2"}),
+    ));
+    assert_eq!(r["exact"], true);
+    let got: Vec<Value> = r["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["value"].clone())
+        .collect();
+    assert_eq!(got, want);
+    // Estimates keep to the time asked: the solver's share, then the
+    // estimator's (a deep search is cut, its deepest depth kept).
+    let t0 = Instant::now();
+    let r = ok(post(
+        &server,
+        "/api/analyse",
+        &json!({"game": "congkak:rounds=many", "ms": 300, "agent": "minimax:depth=30"}),
+    ));
+    assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
+    assert!(r["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["exact"] == false));
     refused(
         post(
             &server,
