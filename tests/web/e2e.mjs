@@ -1,0 +1,549 @@
+// End-to-end browser tests of `mancala serve`: a real server, a real
+// results folder made with the CLI, Debian's chromium driven by
+// playwright-core. Every board the page shows is checked against the
+// engine (POST /api/line, or `mancala solve` for the analysis).
+//
+//   MANCALA_BIN=path/to/mancala SCREENSHOTS=dir node e2e.mjs
+//
+// Exits non-zero, naming the failed check, on any failure; the server is
+// stopped whatever happens.
+import { chromium } from 'playwright-core';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../..');
+const BIN = process.env.MANCALA_BIN ? resolve(process.env.MANCALA_BIN) : resolve(here, '../../target/debug/mancala');
+const SHOTS = process.env.SCREENSHOTS ? resolve(process.env.SCREENSHOTS) : join(repo, 'results/web');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const GAME = 'kalah:pits=4,seeds=3';
+const t0 = Date.now();
+
+// ------------------------------------------------------------ plumbing
+
+const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+let step = 'setup';
+const problems = []; // console errors/warnings and page errors, from every page
+let allowHttpError = null; // a status the current step provokes on purpose
+
+function watch(page, name) {
+  page.on('console', (m) => {
+    if (m.type() !== 'error' && m.type() !== 'warning') return;
+    // A request the step makes fail on purpose logs "Failed to load resource".
+    if (allowHttpError && m.text().includes(`status of ${allowHttpError}`)) { log(`(expected: ${m.text()})`); return; }
+    problems.push(`${name}, ${step}: console ${m.type()}: ${m.text()} (${m.location().url || '?'})`);
+  });
+  page.on('pageerror', (e) => problems.push(`${name}, ${step}: page error: ${e.message}`));
+  return page;
+}
+
+let base = '';
+async function api(path, body) {
+  const res = await fetch(base + path, body === undefined ? {} : {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const data = await res.json();
+  if (!res.ok) throw new Error(`${path} ${JSON.stringify(body)} -> ${res.status} ${JSON.stringify(data)}`);
+  return data;
+}
+// The engine's state after a line of moves.
+async function engineState(game, moves, start) {
+  const body = { game, moves };
+  if (start) body.start = start;
+  const r = await api('/api/line', body);
+  return r.plies.length ? r.plies[r.plies.length - 1].state : r.start;
+}
+
+// The board as the page shows it: every cell's count, from the count text
+// (the data-count attribute must say the same), in cell order.
+async function readBoard(page, prefix = '') {
+  const cells = await page.$$eval(`[data-testid^="${prefix}pit-"], [data-testid^="${prefix}store-"]`, (els) => els.map((e) => ({
+    cell: +e.dataset.cell, count: +e.dataset.count, text: e.querySelector('text.count').textContent, testid: e.dataset.testid,
+  })));
+  cells.sort((a, b) => a.cell - b.cell);
+  for (const c of cells) assert.equal(String(c.count), c.text, `${c.testid}: data-count ${c.count} but the text says ${c.text}`);
+  cells.forEach((c, i) => assert.equal(c.cell, i, `${prefix}board: cell ${i} missing`));
+  return cells.map((c) => c.count);
+}
+async function checkBoard(page, prefix, state, what) {
+  const shown = await readBoard(page, prefix);
+  assert.deepEqual(shown, state.board, `${what}: the page shows ${JSON.stringify(shown)}, the engine ${JSON.stringify(state.board)} (${state.position})`);
+}
+
+const playBusy = (page) => page.evaluate(() => document.getElementById('view-play').dataset.busy);
+async function waitIdle(page, view = 'play', timeout = 20000) {
+  await page.waitForFunction((v) => document.getElementById(`view-${v}`).dataset.busy === '0', view, { timeout });
+}
+async function until(fn, what, timeout = 20000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    if (await fn()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+const movesShown = (page) => page.$$eval('#move-list li', (lis) => lis.map((li) => li.dataset.move));
+const textOf = (page, testid) => page.textContent(`[data-testid="${testid}"]`);
+
+// A small seeded generator, so a failing game can be replayed.
+let seed = Number(process.env.E2E_SEED || 12345);
+const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+
+// ------------------------------------------------------------ a: the results folder
+
+const tmp = mkdtempSync(join(tmpdir(), 'mancala-web-e2e-'));
+const root = join(tmp, 'results');
+let server = null;
+let browser = null;
+// Stops the server and removes the temporary folder; safe to call twice.
+function cleanup() {
+  if (server) { server.kill('SIGTERM'); server = null; }
+  if (!process.env.E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
+}
+
+function makeResults() {
+  step = 'a: tournament and annotate';
+  mkdirSync(root, { recursive: true });
+  const config = join(tmp, 'tiny.toml');
+  writeFileSync(config, [
+    'name = "tiny"', `game = "${GAME}"`, 'format = "round_robin"', 'games_per_pair = 4', 'seed = 7', '',
+    '[[agents]]', 'spec = "random"', '', '[[agents]]', 'spec = "greedy"', '',
+    '[[agents]]', 'name = "minimax-2"', 'spec = "minimax:depth=2"', '',
+  ].join('\n'));
+  execFileSync(BIN, ['tournament', config, '--output', join(root, 'tiny'), '--threads', '1', '--quiet'], { stdio: 'pipe' });
+  execFileSync(BIN, ['annotate', join(root, 'tiny'), '--threads', '1', '--quiet'], { stdio: 'pipe' });
+  log('tournament and annotations in', join(root, 'tiny'));
+}
+
+// ------------------------------------------------------------ b: the server
+
+async function startServer() {
+  step = 'b: serve';
+  server = spawn(BIN, ['serve', '--port', '0', '--results', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  server.stderr.on('data', (d) => { err += d; });
+  base = await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`the server printed no address in 30 s; stdout: ${out} stderr: ${err}`)), 30000);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/[^\s]+)/);
+      if (m) { clearTimeout(timer); ok(m[1].replace(/\/$/, '')); }
+    });
+    server.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the server exited (${code}): ${err}`)); });
+  });
+  server.removeAllListeners('exit');
+  // The server goes whatever way this process ends (a crash, Ctrl-C, a closed pipe).
+  process.on('exit', cleanup);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => process.exit(130));
+  process.stdout.on('error', () => process.exit(1));
+  log('server at', base);
+}
+
+// ------------------------------------------------------------ c1: a whole game
+
+async function testWholeGame(page) {
+  step = 'c1: a whole game against random';
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  // Animation off, and the choice survives a reload.
+  await page.uncheck('#animate');
+  await page.reload();
+  await waitIdle(page);
+  assert.equal(await page.isChecked('#animate'), false, 'the animation setting was not kept');
+  // The structured controls write the spec.
+  await page.fill('#g-pits', '4');
+  await page.fill('#g-seeds', '3');
+  assert.equal(await page.inputValue('#g-spec'), GAME, 'pits and seeds controls do not make the spec');
+  await page.selectOption('#a-preset', 'random');
+  assert.equal(await page.inputValue('#a-spec'), 'random');
+  await page.selectOption('#seat', '0');
+
+  // The app's agent requests are held until the test has checked the board
+  // they were asked from, so every ply's board is checked, the agent's too.
+  const held = [];
+  await page.route('**/api/agent', (route) => { held.push(route); });
+  await page.click('#new-game');
+  const checked = new Set();
+  let humanMoves = 0, undone = false, hinted = false, linked = false;
+  for (let guard = 0; guard < 400; guard++) {
+    await until(async () => held.length > 0 || (await playBusy(page)) === '0', 'the app to wait for the agent or the human');
+    const moves = await movesShown(page);
+    const state = await engineState(GAME, moves);
+    await checkBoard(page, '', state, `after ${moves.join(' ') || 'no moves'}`);
+    assert.equal(await page.getAttribute('#view-play', 'data-plies'), String(moves.length));
+    checked.add(moves.length);
+    if (held.length) { await held.shift().continue(); continue; }
+    if (state.to_move === null) {
+      // Over: the result shown is the engine's.
+      const o = state.outcome;
+      const res = await textOf(page, 'result');
+      assert.ok(res.includes(`${o.scores[0]}\u2013${o.scores[1]}`), `result "${res}" lacks the scores ${o.scores}`);
+      assert.equal(await page.getAttribute('[data-testid="result"]', 'data-winner'), o.winner === null ? 'draw' : String(o.winner));
+      assert.ok((await textOf(page, 'status')).includes('Game over'), 'the status does not say the game is over');
+      for (let k = 0; k <= moves.length; k++) assert.ok(checked.has(k), `the board after ${k} plies was never checked`);
+      assert.ok(hinted && linked && undone, 'the game ended before hint, link and undo were tried (try another E2E_SEED)');
+      assert.equal(await page.textContent('#moves-text'), moves.join(' '));
+      log(`c1: game over after ${moves.length} plies (${o.scores.join('-')}), ${checked.size} boards checked`);
+      break;
+    }
+    assert.equal(state.to_move, 0, 'the page waits for the human, but the engine says player 1 is to move');
+    if (humanMoves === 1 && !hinted) {
+      // Hint: values on the board, the best move(s) marked.
+      hinted = true;
+      await page.click('#hint');
+      await waitIdle(page);
+      const hint = await textOf(page, 'hint-out');
+      assert.match(hint, /best move/, `hint text: ${hint}`);
+      assert.ok((await page.$$('[data-testid^="pit-0-"].best')).length >= 1, 'no best move highlighted by the hint');
+      assert.ok((await page.$$('[data-testid^="value-0-"]')).length === state.legal.length, 'the hint does not show every move\'s value');
+    }
+    if (humanMoves === 2 && !linked) {
+      // The link restores the game in a fresh page.
+      linked = true;
+      await page.click('#link');
+      const url = await page.inputValue('#link-url');
+      assert.match(url, /#play\?game=kalah:pits=4,seeds=3&moves=[\d,]+&agent=random&seat=0$/, `link ${url}`);
+      const other = watch(await page.context().newPage(), 'link page');
+      await other.goto(url);
+      await until(async () => (await other.getAttribute('#view-play', 'data-plies')) === String(moves.length), 'the link to restore the game');
+      await waitIdle(other);
+      assert.deepEqual(await movesShown(other), moves, 'the link restored other moves');
+      await checkBoard(other, '', state, 'the game restored from the link');
+      await other.close();
+    }
+    if (humanMoves === 3 && !undone) {
+      // Undo goes back to before the human's last move.
+      undone = true;
+      const plyPlayers = await page.$$eval('#move-list li', (lis) => lis.map((li) => +li.dataset.player));
+      const at = plyPlayers.lastIndexOf(0);
+      await page.click('#undo');
+      await waitIdle(page);
+      const after = await movesShown(page);
+      assert.deepEqual(after, moves.slice(0, at), `undo left ${after.join(' ')}, expected ${moves.slice(0, at).join(' ')}`);
+      await checkBoard(page, '', await engineState(GAME, after), 'after undo');
+      continue;
+    }
+    // The human plays a random legal pit: mostly by clicking, sometimes with its key.
+    const legal = await page.$$eval('[data-testid^="pit-0-"].legal', (els) => els.map((e) => e.dataset.move));
+    assert.deepEqual([...legal].sort(), state.legal.filter((m) => m !== 'swap').sort(), 'the clickable pits are not the legal moves');
+    const mv = legal[rand(legal.length)];
+    if (humanMoves % 4 === 3) await page.keyboard.press(mv);
+    else await page.click(`[data-testid="pit-0-${+mv - 1}"]`);
+    humanMoves++;
+  }
+  assert.equal(await page.getAttribute('#view-play', 'data-over'), '1', 'the game did not end');
+  await page.unroute('**/api/agent');
+}
+
+// ------------------------------------------------------------ c2: the pie swap
+
+async function testPieSwap(page) {
+  step = 'c2: the pie swap';
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  await page.check('#animate'); // this one is animated: the sowing must end on the engine's board
+  await page.fill('#g-pits', '4');
+  await page.fill('#g-seeds', '3');
+  await page.check('#g-pie');
+  const spec = 'kalah:pits=4,seeds=3,pie=true';
+  assert.equal(await page.inputValue('#g-spec'), spec);
+  await page.check('#two-humans');
+  await page.click('#new-game');
+  await waitIdle(page);
+  assert.equal(await page.isVisible('#swap'), false, 'swap offered before player 0 has moved');
+  await page.click('[data-testid="pit-0-0"]');
+  // The animation runs seed by seed: part way, the page is busy.
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '1', 'the sowing to finish', 10000);
+  await waitIdle(page);
+  const before = await readBoard(page);
+  await checkBoard(page, '', await engineState(spec, ['1']), 'after player 0 sowed pit 1');
+  assert.equal(await page.isVisible('#swap'), true, 'no Swap button for player 1');
+  await page.click('#swap');
+  await waitIdle(page);
+  const state = await engineState(spec, ['1', 'swap']);
+  await checkBoard(page, '', state, 'after the swap');
+  const after = await readBoard(page);
+  const n = 4;
+  assert.deepEqual(after.slice(0, n), before.slice(n, 2 * n), 'player 0 did not get player 1\'s row');
+  assert.deepEqual(after.slice(n, 2 * n), before.slice(0, n), 'player 1 did not get player 0\'s row');
+  assert.deepEqual([after[2 * n], after[2 * n + 1]], [before[2 * n + 1], before[2 * n]], 'the stores did not change places');
+  assert.equal(await page.getAttribute('#notice', 'data-kind'), 'swap', 'no swap notice');
+  assert.equal(await page.textContent('#moves-text'), '1 swap');
+  assert.equal(await page.isVisible('#swap'), false, 'swap still offered');
+  await page.uncheck('#animate');
+  await page.uncheck('#two-humans');
+  log('c2: swap checked');
+}
+
+// ------------------------------------------------------------ c3: the analysis
+
+function solve(game, position) {
+  const args = ['solve', '--game', game, '--json', '--threads', '1'];
+  if (position) args.push('--position', position);
+  return JSON.parse(execFileSync(BIN, args, { encoding: 'utf8' }));
+}
+
+async function checkAnalysis(page, game, position, what) {
+  const sol = solve(game, position).solution;
+  await page.click('#x-go');
+  await page.waitForSelector('#x-table:not([hidden])');
+  await waitIdle(page, 'analyse', 30000);
+  const rows = await page.$$eval('#x-table tbody tr', (trs) => trs.map((tr) => ({
+    move: tr.dataset.testid.replace('x-row-', ''), value: +tr.dataset.value, exact: tr.dataset.exact, best: tr.dataset.best, kind: tr.cells[2].textContent,
+  })));
+  const want = Object.fromEntries(sol.moves.map((m) => [m.mv, m.value]));
+  assert.equal(rows.length, sol.moves.length, `${what}: ${rows.length} rows, the solver has ${sol.moves.length} moves`);
+  const top = Math.max(...sol.moves.map((m) => m.value));
+  for (const r of rows) {
+    assert.equal(r.value, want[r.move], `${what}: move ${r.move} shown as ${r.value}, solve says ${want[r.move]}`);
+    assert.equal(r.exact, 'true', `${what}: move ${r.move} not exact`);
+    assert.equal(r.kind, 'exact');
+    assert.equal(r.best, String(want[r.move] === top), `${what}: move ${r.move} best flag`);
+    const pit = +r.move - 1;
+    const mover = sol.mover;
+    const label = await page.textContent(`[data-testid="x-value-${mover}-${pit}"]`);
+    assert.equal(label.replace('\u2212', '-').replace('+', ''), String(want[r.move]), `${what}: the board's value for move ${r.move}`);
+  }
+  assert.equal(+(await page.getAttribute('#x-verdict', 'data-value')), sol.value, `${what}: the position's value`);
+  const verdict = await page.textContent('#x-verdict');
+  const words = sol.value === 0 ? 'A draw with perfect play' : `layer ${sol.value > 0 ? sol.mover : 1 - sol.mover} wins by ${Math.abs(sol.value)} with perfect play`;
+  assert.ok(verdict.includes(words), `${what}: verdict "${verdict}" lacks "${words}"`);
+  return sol;
+}
+
+async function testAnalysis(page) {
+  step = 'c3: the analysis';
+  await page.goto(`${base}/#analyse`);
+  await waitIdle(page, 'analyse');
+  // "From the Play game" takes the position the pie test left.
+  await page.click('#x-from-play');
+  const pie = await engineState('kalah:pits=4,seeds=3,pie=true', ['1', 'swap']);
+  await until(async () => (await page.inputValue('#x-pos')) === pie.position, 'the Play game\'s position');
+  assert.equal(await page.inputValue('#x-spec'), 'kalah:pits=4,seeds=3,pie=true');
+  await checkBoard(page, 'x-', pie, 'the position from the Play game');
+  await page.fill('#x-spec', GAME);
+  // The most time the server allows: a slow (debug) build still solves it
+  // exactly, and a solved position answers at once anyway.
+  await page.fill('#x-ms', '10000');
+  await page.click('#x-start');
+  await until(async () => (await page.inputValue('#x-pos')) === '3,3,3,3/3,3,3,3/0,0/0', 'the start position');
+  const sol = await checkAnalysis(page, GAME, null, 'the start');
+  // The principal variation, stepped with the arrow keys, board by board.
+  const pv = (await page.$$eval('#x-pv-line span, #x-pv-line strong', (els) => els.map((e) => e.textContent.trim())));
+  assert.ok(pv.length > 0, 'no principal variation');
+  assert.ok(sol.moves.some((m) => m.mv === pv[0] && m.value === sol.value), `the PV starts with ${pv[0]}, not a best move`);
+  await page.focus('#x-go');
+  for (let k = 1; k <= pv.length; k++) {
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#x-pv-at', 'data-at'), String(k));
+    await checkBoard(page, 'pv-', await engineState(GAME, pv.slice(0, k)), `PV after ${k} moves`);
+  }
+  await page.keyboard.press('Home');
+  assert.equal(await page.getAttribute('#x-pv-at', 'data-at'), '0');
+  // A pasted position, then one edited with the +/- buttons.
+  await page.fill('#x-pos', '0,4,4,4/3,3,3,3/0,0/1');
+  await page.click('#x-load');
+  await until(async () => (await page.inputValue('[data-testid="x-edit-0-0"]')) === '0', 'the editor to take the pasted position');
+  await checkAnalysis(page, GAME, '0,4,4,4/3,3,3,3/0,0/1', 'a pasted position');
+  await page.click('[aria-label="player 1\'s pit 1: one fewer"]');
+  await page.click('[aria-label="player 1\'s store: one more"]');
+  await until(async () => (await page.inputValue('#x-pos')) === '0,4,4,4/2,3,3,3/0,1/1', 'the edited position text');
+  await until(async () => (await page.getAttribute('[data-testid="x-store-1"]', 'data-count')) === '1', 'the edited board');
+  await checkAnalysis(page, GAME, '0,4,4,4/2,3,3,3/0,1/1', 'an edited position');
+  log('c3: analysis values match `mancala solve`');
+}
+
+// ------------------------------------------------------------ c4: results
+
+async function testResults(page) {
+  step = 'c4: results';
+  await page.goto(`${base}/#results`);
+  await page.click('[data-testid="folder-tiny"]');
+  // The report loads in its sandboxed frame.
+  const frameEl = await page.waitForSelector('#r-report');
+  assert.equal(await frameEl.getAttribute('sandbox'), '', 'the report frame is not sandboxed');
+  await until(async () => {
+    const f = await frameEl.contentFrame();
+    return f && (await f.$('h1')) && (await f.textContent('h1')).includes('tiny');
+  }, 'the report in its frame');
+  // The games list, and the filters against the API.
+  await page.waitForSelector('[data-testid="game-0"]');
+  const all = await api('/api/results/games?path=tiny&limit=500');
+  assert.equal(await page.$$eval('#r-games tbody tr', (t) => t.length), all.games.length);
+  await page.selectOption('#r-agent', 'random');
+  await page.selectOption('#r-result', 'loss');
+  const filtered = await api('/api/results/games?path=tiny&agent=random&result=loss&limit=500');
+  await until(async () => (await page.$$eval('#r-games tbody tr', (t) => t.length)) === filtered.games.length, 'the filtered games list');
+  assert.ok((await textOf(page, 'r-count')).startsWith(`${filtered.matched} of ${filtered.total}`));
+  await page.selectOption('#r-agent', '');
+  await page.selectOption('#r-result', '');
+  await until(async () => (await page.$$eval('#r-games tbody tr', (t) => t.length)) === all.games.length, 'the unfiltered list');
+
+  // The game with the most blunders, from the annotations file itself.
+  const notes = readFileSync(join(root, 'tiny', 'annotations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const records = readFileSync(join(root, 'tiny', 'games.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const blunders = (a) => a.moves.filter((m) => m.blunder).map((m) => m.ply);
+  const pick = notes.slice().sort((a, b) => blunders(b).length - blunders(a).length || b.moves.length - a.moves.length)[0];
+  const rec = records.find((r) => r.id === pick.id);
+  const moves = rec.moves.split(' ').filter(Boolean);
+  await page.click(`[data-testid="game-${pick.id}"]`);
+  await page.waitForSelector('#viewer:not([hidden])');
+  await waitIdle(page, 'results');
+  assert.equal(await page.getAttribute('#v-at', 'data-plies'), String(moves.length));
+  // Blunder marks where the annotations say, and nowhere else.
+  const marked = await page.$$eval('[data-testid^="tl-"][data-blunder="1"]', (els) => els.map((e) => +e.dataset.ply));
+  assert.deepEqual(marked, blunders(pick), `blunder marks at ${marked}, annotations say ${blunders(pick)}`);
+  assert.equal(await page.$$eval('[data-testid^="tl-"]', (els) => els.length), moves.length, 'not one timeline mark per ply');
+  const lossy = pick.moves.filter((m) => m.loss > 0).map((m) => m.ply);
+  const bars = await page.$$eval('[data-testid^="bar-"]', (els) => els.map((e) => +e.dataset.testid.slice(4)));
+  assert.deepEqual(bars, lossy, 'seeds-lost bars not where the annotations have a loss');
+  // Every ply with the keyboard; boards checked at a few of them.
+  const checkAt = new Set([0, 1, Math.floor(moves.length / 2), moves.length, ...blunders(pick)]);
+  await checkBoard(page, 'v-', await engineState(rec.game, []), 'the viewer at the start');
+  for (let k = 1; k <= moves.length; k++) {
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#v-at', 'data-at'), String(k), `ArrowRight did not reach ply ${k}`);
+    assert.equal((await textOf(page, 'info-move')).split(/[ ,]/)[0], moves[k - 1], `ply ${k}: wrong move shown`);
+    if (checkAt.has(k)) await checkBoard(page, 'v-', await engineState(rec.game, moves.slice(0, k)), `the viewer at ply ${k}`);
+    const note = pick.moves.find((m) => m.ply === k);
+    if (note) {
+      const dd = await page.$('[data-testid="info-note"]');
+      assert.equal(await dd.getAttribute('data-blunder'), note.blunder ? '1' : '0', `ply ${k}: the annotation's blunder flag`);
+      assert.ok((await dd.textContent()).includes(`given away ${note.loss}`), `ply ${k}: seeds given away not shown`);
+    }
+  }
+  await page.keyboard.press('ArrowRight'); // stays on the last ply
+  assert.equal(await page.getAttribute('#v-at', 'data-at'), String(moves.length));
+  assert.ok((await textOf(page, 'info-result')).includes(`${rec.scores[0]}\u2013${rec.scores[1]}`), 'the final result');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.getAttribute('#v-at', 'data-at'), String(moves.length - 1));
+  await page.keyboard.press('Home');
+  assert.equal(await page.getAttribute('#v-at', 'data-at'), '0');
+  // A click on the timeline goes to that ply.
+  const target = blunders(pick)[0] || 2;
+  await page.click(`[data-testid="tl-${target}"]`);
+  assert.equal(await page.getAttribute('#v-at', 'data-at'), String(target));
+  log(`c4: game ${pick.id} stepped (${moves.length} plies, blunders at ${blunders(pick).join(',') || 'none'})`);
+  return pick.id;
+}
+
+// ------------------------------------------------------------ c5: screenshots, themes, phone width
+
+async function testScreens(context, gameId) {
+  step = 'c5: screenshots';
+  mkdirSync(SHOTS, { recursive: true });
+  const page = watch(await context.newPage(), 'screens');
+  // The theme toggle sets data-theme and is kept.
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  await page.click('#theme');
+  const chosen = await page.getAttribute('html', 'data-theme');
+  await page.reload();
+  await waitIdle(page);
+  assert.equal(await page.getAttribute('html', 'data-theme'), chosen, 'the theme choice was not kept');
+  await page.click('#theme');
+  assert.notEqual(await page.getAttribute('html', 'data-theme'), chosen, 'the toggle did not switch back');
+  // Back to following the system's preference, which emulateMedia sets below.
+  await page.evaluate(() => localStorage.removeItem('mancala.theme'));
+  await page.reload();
+  await waitIdle(page);
+  assert.equal(await page.getAttribute('html', 'data-theme'), null);
+
+  const mid = '#play?game=kalah&moves=3,1,6,2,5,4,1,3,6,2&agent=random&seat=0';
+  const files = [];
+  for (const [w, hgt] of [[1280, 800], [390, 844]]) {
+    for (const scheme of ['light', 'dark']) {
+      await page.setViewportSize({ width: w, height: hgt });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto('about:blank'); // a fresh load at this width, not a hash change
+      await page.goto(`${base}/${mid}`);
+      await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '10', 'the mid-game position');
+      await waitIdle(page);
+      await page.click('#hint');
+      await waitIdle(page);
+      const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      const dark = /rgb\((\d+), (\d+), (\d+)\)/.exec(bg).slice(1).reduce((a, b) => a + +b, 0) < 300;
+      assert.equal(dark, scheme === 'dark', `the ${scheme} theme has background ${bg}`);
+      // Nothing wider than the phone.
+      const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(sw <= w, `the page is ${sw} px wide at ${w} px`);
+      let f = join(SHOTS, `play-${w}-${scheme}.png`);
+      await page.screenshot({ path: f, fullPage: w < 500 });
+      files.push(f);
+      await page.goto(`${base}/#results?path=tiny&id=${gameId}`);
+      await page.waitForSelector('#viewer:not([hidden])');
+      await waitIdle(page, 'results');
+      const n = +(await page.getAttribute('#v-at', 'data-plies'));
+      for (let k = 0; k < Math.floor(n / 2); k++) await page.keyboard.press('ArrowRight');
+      await page.evaluate(() => document.getElementById('viewer').scrollIntoView());
+      const sw2 = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(sw2 <= w, `the results view is ${sw2} px wide at ${w} px`);
+      f = join(SHOTS, `viewer-${w}-${scheme}.png`);
+      await page.locator('#viewer').screenshot({ path: f });
+      files.push(f);
+    }
+  }
+  await page.close();
+  log('c5: screenshots', files.join(' '));
+}
+
+// ------------------------------------------------------------ errors shown
+
+async function testErrorShown(page) {
+  step = 'errors shown';
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  allowHttpError = 400;
+  await page.fill('#g-spec', 'kalah:pits=99');
+  await page.click('#new-game');
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await textOf(page, 'error'), /pits/, 'the error does not name the key');
+  await page.waitForTimeout(200);
+  allowHttpError = null;
+  await page.fill('#g-spec', 'kalah');
+  await page.click('#new-game');
+  await waitIdle(page);
+  assert.equal(await page.isHidden('#error'), true, 'the error stays after a good request');
+  log('errors: a bad spec is shown in the error area');
+}
+
+// ------------------------------------------------------------ main
+
+async function main() {
+  makeResults();
+  await startServer();
+  step = 'browser';
+  browser = await chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = watch(await context.newPage(), 'main');
+  await testWholeGame(page);
+  await testPieSwap(page);
+  await testAnalysis(page);
+  const id = await testResults(page);
+  await testErrorShown(page);
+  await testScreens(context, id);
+  step = 'end';
+  await context.close();
+  if (problems.length) throw new Error(`console errors or warnings:\n  ${problems.join('\n  ')}`);
+}
+
+let failed = false;
+try {
+  await main();
+  log(`all browser tests passed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+} catch (e) {
+  failed = true;
+  console.error(`\nFAILED in step "${step}": ${e.stack || e}`);
+  if (problems.length) console.error(`console problems so far:\n  ${problems.join('\n  ')}`);
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  cleanup();
+}
+process.exit(failed ? 1 : 0);
