@@ -279,10 +279,26 @@ fn loopback_host(headers: &HeaderMap) -> bool {
     let Ok(host) = host.to_str() else {
         return false;
     };
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    // Two Host headers make the request ambiguous: refused.
+    if headers.get_all(header::HOST).iter().count() > 1 {
+        return false;
+    }
+    let port_ok = |rest: &str| {
+        rest.is_empty()
+            || rest
+                .strip_prefix(':')
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
     };
+    let (name, rest) = match host.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some(split) => split,
+            None => return false,
+        },
+        None => host.find(':').map_or((host, ""), |i| host.split_at(i)),
+    };
+    if !port_ok(rest) {
+        return false;
+    }
     name.eq_ignore_ascii_case("localhost")
         || name
             .parse::<std::net::IpAddr>()
@@ -370,13 +386,16 @@ async fn search<T: Send + 'static>(
     app: &Arc<App>,
     work: impl FnOnce(&App, &AtomicBool) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _permit = app.searches.permit().await?;
+    let permit = app.searches.permit().await?;
     let cancel = CancelOnDrop(Arc::default());
     let flag = Arc::clone(&cancel.0);
     let app = Arc::clone(app);
-    tokio::task::spawn_blocking(move || work(&app, &flag))
-        .await
-        .map_err(|e| ApiError::Internal(format!("the search failed: {e}")))?
+    tokio::task::spawn_blocking(move || {
+        let _held = permit;
+        work(&app, &flag)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the search failed: {e}")))?
 }
 
 async fn info(State(app): State<Arc<App>>) -> Json<serde_json::Value> {

@@ -98,7 +98,31 @@ impl Root {
         if !real.is_dir() {
             return Err(ApiError::NotFound(format!("`{rel}` is not a folder")));
         }
+        // The folder's files are read by name (and by the report), so
+        // each must be a plain file inside the root: a link out of it, a
+        // device (/dev/zero) or a pipe, which would block a read for ever,
+        // refuses the folder.
+        if let Ok(entries) = fs::read_dir(&real) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() || self.plain_file(&path) {
+                    continue;
+                }
+                return Err(ApiError::Forbidden(format!(
+                    "`{rel}` holds `{}`, which is not a plain file inside the results root",
+                    entry.file_name().to_string_lossy()
+                )));
+            }
+        }
         Ok(real)
+    }
+
+    /// Whether `path` is a regular file, or a link to one, inside the root.
+    fn plain_file(&self, path: &Path) -> bool {
+        let inside = path
+            .canonicalize()
+            .is_ok_and(|real| real.starts_with(&self.path));
+        inside && fs::metadata(path).is_ok_and(|m| m.is_file())
     }
 
     /// Every results folder under the root, to [`MAX_DEPTH`], sorted by path.
@@ -135,7 +159,7 @@ impl Root {
     fn view(&self, dir: &Path) -> Option<FolderView> {
         let mut kinds: Vec<&'static str> = Vec::new();
         for &(file, kind) in KINDS {
-            if dir.join(file).is_file() && !kinds.contains(&kind) {
+            if self.plain_file(&dir.join(file)) && !kinds.contains(&kind) {
                 kinds.push(kind);
             }
         }
@@ -146,13 +170,18 @@ impl Root {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        let games = fs::File::open(dir.join("games.jsonl")).ok().map(|f| {
-            BufReader::new(f)
-                .lines()
-                .map_while(Result::ok)
-                .filter(|l| !l.trim().is_empty())
-                .count() as u64
-        });
+        let log = dir.join("games.jsonl");
+        let games = self
+            .plain_file(&log)
+            .then(|| fs::File::open(&log).ok())
+            .flatten()
+            .map(|f| {
+                BufReader::new(f)
+                    .lines()
+                    .map_while(Result::ok)
+                    .filter(|l| !l.trim().is_empty())
+                    .count() as u64
+            });
         Some(FolderView {
             path: if path.is_empty() { ".".into() } else { path },
             kind,

@@ -27,7 +27,7 @@ pub const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(2);
 /// Default node budget for settling each move of an analysis.
 pub const DEFAULT_SETTLE_NODES: u64 = 200_000;
 /// Most nodes an analysis may settle each move with.
-pub const MAX_SETTLE_NODES: u64 = 20_000_000;
+pub const MAX_SETTLE_NODES: u64 = 2_000_000;
 /// The analyses' estimator when the request names none.
 pub const DEFAULT_ESTIMATOR: &str = "minimax:depth=8";
 /// How long a request waits for a search thread before 503.
@@ -57,7 +57,7 @@ impl Drop for CancelOnDrop {
 
 /// The server's searching resources: the threads' permits and the solvers.
 pub struct Searches {
-    permits: tokio::sync::Semaphore,
+    permits: Arc<tokio::sync::Semaphore>,
     threads: usize,
     /// One solver per rule set analysed, as `Arc<dyn ExactSolver<G>>`.
     solvers: Mutex<HashMap<String, Box<dyn Any + Send>>>,
@@ -70,7 +70,7 @@ impl Searches {
     /// Resources for `threads` searches at once.
     pub fn new(threads: usize) -> Searches {
         Searches {
-            permits: tokio::sync::Semaphore::new(threads.max(1)),
+            permits: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
             threads: threads.max(1),
             solvers: Mutex::default(),
             perfect_rules: Mutex::default(),
@@ -82,9 +82,12 @@ impl Searches {
         self.threads
     }
 
-    /// Waits for a search thread, for at most [`QUEUE_WAIT`].
-    pub async fn permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
-        match tokio::time::timeout(QUEUE_WAIT, self.permits.acquire()).await {
+    /// Waits for a search thread, for at most [`QUEUE_WAIT`]. The permit
+    /// goes with the search to its thread and is given back when the
+    /// search ends, not when its request does: a client that leaves frees
+    /// no thread before its search has stopped.
+    pub async fn permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        match tokio::time::timeout(QUEUE_WAIT, Arc::clone(&self.permits).acquire_owned()).await {
             Ok(Ok(permit)) => Ok(permit),
             _ => Err(ApiError::Busy(format!(
                 "all {} search threads are busy; try again",
@@ -126,6 +129,11 @@ impl Searches {
     /// Checks that `spec` may be played from the web on `game`.
     pub fn admit_agent<G: Game>(&self, game: &G, spec: &AnyAgentSpec) -> Result<(), ApiError> {
         match spec {
+            AnyAgentSpec::Classical(AgentSpec::Minimax(o)) if o.tt_mib > MAX_WEB_TABLE_MIB => {
+                return Err(ApiError::Forbidden(format!(
+                    "minimax:tt= is at most {MAX_WEB_TABLE_MIB} MiB from the web"
+                )));
+            }
             AnyAgentSpec::Classical(_) => {}
             AnyAgentSpec::Perfect(p) => {
                 if p.table_mib.is_some_and(|t| t > MAX_WEB_TABLE_MIB) {
@@ -133,16 +141,20 @@ impl Searches {
                         "perfect:tt= is at most {MAX_WEB_TABLE_MIB} MiB from the web"
                     )));
                 }
+                // Only rule sets it may play count towards the bound.
+                spec.check(game)
+                    .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
                 let key = format!("{} {game} {:?}", game.name(), p.table_mib);
                 let mut seen = self.perfect_rules.lock().unwrap_or_else(|p| p.into_inner());
                 if !seen.contains(&key) && seen.len() >= MAX_SOLVED_RULE_SETS {
-                    return Err(ApiError::Busy(format!(
+                    return Err(ApiError::Forbidden(format!(
                         "the perfect agent already holds solvers for {MAX_SOLVED_RULE_SETS} rule \
                          sets on this server, each with its own memory; restart the server to \
                          play it on others"
                     )));
                 }
                 seen.insert(key);
+                return Ok(());
             }
             _ => return Err(refused_from_web(&spec.to_string())),
         }
@@ -360,7 +372,12 @@ pub fn analyse<G: Game>(
             _ => v,
         };
         let mut value = game.outcome(&child).map(|o| o.margin_for(mover));
-        if let (None, Some(solver)) = (value, &solver) {
+        if gone() {
+            return Err(ApiError::Gone);
+        }
+        // Settling is bounded by nodes, not time: it is skipped once the
+        // time is up.
+        if let (None, Some(solver), false) = (value, &solver, Instant::now() >= deadline) {
             value = solver
                 .settle(&child, request.nodes)
                 .ok()

@@ -55,6 +55,15 @@ fn results_root() -> tempfile::TempDir {
         std::fs::write(outside.join("games.jsonl"), "").unwrap();
         std::fs::write(outside.join("secret.txt"), "secret").unwrap();
         std::os::unix::fs::symlink(&outside, root.path().join("escape")).unwrap();
+        // A folder whose games are a link out, and one whose games are a
+        // device that never ends.
+        let linked = root.path().join("linked");
+        std::fs::create_dir(&linked).unwrap();
+        std::os::unix::fs::symlink(outside.join("games.jsonl"), linked.join("games.jsonl"))
+            .unwrap();
+        let device = root.path().join("device");
+        std::fs::create_dir(&device).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", device.join("games.jsonl")).unwrap();
     }
     root
 }
@@ -437,6 +446,15 @@ fn agents_move_from_the_web_but_engines_and_models_are_refused() {
         post(
             &server,
             "/api/agent",
+            &json!({"game": "kalah", "agent": "minimax:depth=1,tt=4096"}),
+        ),
+        403,
+        "at most 256 MiB",
+    );
+    refused(
+        post(
+            &server,
+            "/api/agent",
             &json!({"game": "kalah", "agent": "minimax:depht=3"}),
         ),
         400,
@@ -648,11 +666,19 @@ fn bad_requests_get_json_errors_with_their_status() {
     refused(get(&server, "/api/nothing"), 404, "/api/nothing");
     refused(get(&server, "/api/results"), 404, "--results");
     // A page elsewhere that rebinds its name to 127.0.0.1 is refused.
-    let r = raw(
-        server.addr,
-        b"GET /api/info HTTP/1.1\r\nHost: evil.example:8080\r\nConnection: close\r\n\r\n",
-    );
-    refused(r, 403, "loopback");
+    for host in [
+        "evil.example:8080",
+        "[::1].evil.example",
+        "[::1]evil.example:80",
+        "127.0.0.1:80x",
+    ] {
+        let r = raw(
+            server.addr,
+            format!("GET /api/info HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        refused(r, 403, "loopback");
+    }
     for host in ["localhost:8080", "[::1]:1", "127.0.0.1"] {
         let r = raw(
             server.addr,
@@ -808,6 +834,18 @@ fn no_path_leads_out_of_the_results_root() {
             403,
             "outside",
         );
+        for path in ["linked", "device"] {
+            refused(
+                get(&server, &format!("/api/results/games?path={path}")),
+                403,
+                "not a plain file",
+            );
+            refused(
+                get(&server, &format!("/api/results/report?path={path}")),
+                403,
+                "not a plain file",
+            );
+        }
     }
     refused(
         get(&server, "/api/results/games?path=missing"),
