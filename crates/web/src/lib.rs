@@ -48,10 +48,30 @@ use views::MAX_PLIES;
 /// Largest request body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// One of the page's files: its name in `assets/`, its compiled-in text
+/// and its content type.
+struct Asset {
+    name: &'static str,
+    body: &'static str,
+    kind: &'static str,
+}
+
 /// The page, its style and its script, compiled in.
-const INDEX_HTML: &str = include_str!("../assets/index.html");
-const APP_CSS: &str = include_str!("../assets/app.css");
-const APP_JS: &str = include_str!("../assets/app.js");
+const INDEX_HTML: Asset = Asset {
+    name: "index.html",
+    body: include_str!("../assets/index.html"),
+    kind: "text/html; charset=utf-8",
+};
+const APP_CSS: Asset = Asset {
+    name: "app.css",
+    body: include_str!("../assets/app.css"),
+    kind: "text/css; charset=utf-8",
+};
+const APP_JS: Asset = Asset {
+    name: "app.js",
+    body: include_str!("../assets/app.js"),
+    kind: "text/javascript; charset=utf-8",
+};
 
 /// What the page may load: its own script and style, nothing else (no
 /// network, no inline script); frames only from the server (the reports).
@@ -186,18 +206,9 @@ impl App {
 /// The app's routes.
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
-        .route(
-            "/",
-            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/app.css",
-            get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
-        )
+        .route("/", get(|| async { page(&INDEX_HTML) }))
+        .route("/app.css", get(|| async { page(&APP_CSS) }))
+        .route("/app.js", get(|| async { page(&APP_JS) }))
         .route("/api/info", get(info))
         .route("/api/new", post(new_game))
         .route("/api/play", post(play))
@@ -312,18 +323,16 @@ fn loopback_host(headers: &HeaderMap) -> bool {
 pub const ASSETS_VARIABLE: &str = "MANCALA_WEB_ASSETS";
 
 /// One of the page's files: compiled in, or from [`ASSETS_VARIABLE`]'s folder.
-fn page(body: &'static str, kind: &'static str) -> Response {
-    let name = match kind.split(';').next() {
-        Some("text/html") => "index.html",
-        Some("text/css") => "app.css",
-        _ => "app.js",
-    };
+fn page(asset: &Asset) -> Response {
     let body = std::env::var_os(ASSETS_VARIABLE)
-        .and_then(|dir| std::fs::read_to_string(PathBuf::from(dir).join(name)).ok())
-        .map_or(std::borrow::Cow::Borrowed(body), std::borrow::Cow::Owned);
+        .and_then(|dir| std::fs::read_to_string(PathBuf::from(dir).join(asset.name)).ok())
+        .map_or(
+            std::borrow::Cow::Borrowed(asset.body),
+            std::borrow::Cow::Owned,
+        );
     (
         [
-            (header::CONTENT_TYPE, kind),
+            (header::CONTENT_TYPE, asset.kind),
             (header::CACHE_CONTROL, "no-cache"),
         ],
         body,

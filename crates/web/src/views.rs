@@ -169,17 +169,16 @@ pub fn play<G: Game>(
 /// the seeds the sowing itself dropped in them.
 fn captured(before: &Setup, sowing: &[Lift], after: &Setup) -> u32 {
     let pits = 2 * before.rows[Player::ZERO].len();
-    let sown: u32 = sowing
+    let sown = sowing
         .iter()
         .flat_map(|l| &l.to)
         .filter(|&&c| c >= pits)
-        .map(|_| 1)
-        .sum();
+        .count();
     let gain: i64 = Player::BOTH
         .iter()
         .map(|&p| i64::from(after.stores[p]) - i64::from(before.stores[p]))
         .sum();
-    u32::try_from(gain - i64::from(sown)).unwrap_or(0)
+    u32::try_from(gain - sown as i64).unwrap_or(0)
 }
 
 /// A whole line: the start (`start`, or the game's) and every ply.
