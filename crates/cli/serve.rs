@@ -51,7 +51,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the server's runtime")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let addr = SocketAddr::new(args.host, args.port);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -81,10 +81,22 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
         mancala_web::serve(listener, app, async {
             let _ = tokio::signal::ctrl_c().await;
+            eprintln!(
+                "stopping: searches cancelled, finishing requests (Ctrl-C again to quit now)"
+            );
+            tokio::spawn(async {
+                let _ = tokio::signal::ctrl_c().await;
+                eprintln!("quitting now");
+                std::process::exit(130);
+            });
         })
         .await
         .context("the server stopped")
-    })
+    });
+    // A search thread that has not yet seen its cancel flag is not waited
+    // for (the runtime's drop would wait for every blocking thread).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    served
 }
 
 /// Asks the desktop to open `url`; a failure only means the user opens it.

@@ -77,16 +77,43 @@ fn serve_prints_its_address_answers_and_stops_on_ctrl_c() {
         info.contains("\"searches\":1") && info.contains("\"results\":true"),
         "{info}"
     );
+    // Ctrl-C with a search of 10 s in progress, and a connection whose
+    // request never ends: neither holds the server up.
+    let addr = server.addr.clone();
+    let search = std::thread::spawn(move || {
+        let body = r#"{"game":"kalah:pits=6,seeds=6","ms":10000,"agent":"minimax:depth=30"}"#;
+        let mut s = TcpStream::connect(&addr).unwrap();
+        write!(
+            s,
+            "POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reply = String::new();
+        let _ = s.read_to_string(&mut reply);
+    });
+    let mut stalled = TcpStream::connect(&server.addr).unwrap();
+    stalled.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let t0 = std::time::Instant::now();
     let status = std::process::Command::new("kill")
         .args(["-INT", &server.child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let code = server.child.wait().unwrap();
+    let took = t0.elapsed();
     assert!(code.success(), "{code:?}");
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "Ctrl-C took {took:?}"
+    );
+    search.join().unwrap();
     let mut err = String::new();
     server.stderr.read_to_string(&mut err).unwrap();
     assert!(!err.contains("warning"), "{err}");
+    assert!(err.contains("stopping"), "{err}");
 }
 
 #[test]

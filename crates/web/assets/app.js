@@ -486,7 +486,10 @@ async function agentMove() {
   setStatus(`${play.agent} (player ${st.to_move}) is thinking\u2026`);
   let ok = false;
   try {
-    const r = await api('/api/agent', { game: play.game, position: st.position, agent: play.agent, seed: (play.seed + play.plies.length) % 4294967296 }, ctrl.signal);
+    // The whole line, as for a ply: the agent sees the game's history.
+    const body = { game: play.game, moves: play.plies.map((p) => p.move), agent: play.agent, seed: (play.seed + play.plies.length) % 4294967296 };
+    if (play.startPos) body.position = play.startPos;
+    const r = await api('/api/agent', body, ctrl.signal);
     if (gen !== play.gen) return;
     const ply = await serverPly(r.move, ctrl.signal);
     if (gen !== play.gen) return;
@@ -847,6 +850,12 @@ async function analyse() {
     if (gen !== xs.gen) return;
     xRender();
     setStatus(`Analysed: ${$('x-verdict').textContent.split('.')[0]}.`);
+    // A rule set's first analysis starts building its solver: these are
+    // estimates, and the same analysis asked again gets exact values.
+    if (r.building) {
+      setStatus('Estimates for now: the solver for these rules is being built; analysing again shortly\u2026');
+      setTimeout(() => { if (gen === xs.gen) analyse(); }, 1500);
+    }
   } catch (e) {
     if (gen === xs.gen) { showError(e); setStatus('The analysis failed.'); }
   } finally {

@@ -15,8 +15,6 @@
 //! # }
 //! ```
 
-use std::future::Future;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -38,6 +36,7 @@ use thiserror::Error;
 
 pub mod results;
 pub mod search;
+pub mod server;
 pub mod sowing;
 pub mod views;
 
@@ -45,8 +44,17 @@ use results::Root;
 use search::{AnalysisRequest, CancelOnDrop, Searches};
 use views::MAX_PLIES;
 
+pub use server::serve;
+
 /// Largest request body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// Reads of results folders that may run at once. Each streams a file
+/// that can be hundreds of MB; more would compete for the disk and the
+/// CPU with the searches, so further requests wait (then get 503).
+pub const MAX_RESULT_READS: usize = 2;
+/// Longest a client may take to send a request's body once its headers
+/// have come (the headers have [`server::HEADER_TIMEOUT`]).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One of the page's files: its name in `assets/`, its compiled-in text
 /// and its content type.
@@ -110,9 +118,13 @@ pub enum ApiError {
     /// Every search thread busy (503).
     #[error("{0}")]
     Busy(String),
-    /// The client went away; nobody reads the answer.
+    /// The client went away, or the server is stopping; nobody reads
+    /// the answer.
     #[error("the client went away")]
     Gone,
+    /// A body that did not arrive in time (408).
+    #[error("{0}")]
+    Timeout(String),
     /// A fault of the server (500).
     #[error("{0}")]
     Internal(String),
@@ -130,7 +142,7 @@ impl ApiError {
             ApiError::UnsupportedMedia(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Gone => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Gone | ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -153,6 +165,12 @@ pub struct ServeOptions {
     /// name a loopback host, which stops a web page elsewhere from
     /// reaching the server through a name it rebinds to 127.0.0.1.
     pub loopback: bool,
+    /// Connections open at once; more wait in the listener's backlog.
+    pub max_connections: usize,
+    /// Longest a client may take to send a request's headers, on a new
+    /// connection or a kept-alive one between requests; past it the
+    /// connection is closed.
+    pub header_timeout: Duration,
 }
 
 impl Default for ServeOptions {
@@ -161,6 +179,8 @@ impl Default for ServeOptions {
             results: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             loopback: true,
+            max_connections: server::MAX_CONNECTIONS,
+            header_timeout: server::HEADER_TIMEOUT,
         }
     }
 }
@@ -169,7 +189,11 @@ impl Default for ServeOptions {
 pub struct App {
     root: Option<Root>,
     searches: Searches,
+    /// Permits for reads of results folders.
+    reads: Arc<tokio::sync::Semaphore>,
     loopback: bool,
+    max_connections: usize,
+    header_timeout: Duration,
 }
 
 impl App {
@@ -187,13 +211,22 @@ impl App {
         Ok(Arc::new(App {
             root,
             searches: Searches::new(options.threads),
+            reads: Arc::new(tokio::sync::Semaphore::new(MAX_RESULT_READS)),
             loopback: options.loopback,
+            max_connections: options.max_connections.max(1),
+            header_timeout: options.header_timeout,
         }))
     }
 
     /// The results root, if one is served.
     pub fn results_root(&self) -> Option<&std::path::Path> {
         self.root.as_ref().map(Root::path)
+    }
+
+    /// Stops every search in progress and refuses new ones: the server is
+    /// stopping. [`serve`] calls it when its shutdown comes.
+    pub fn stop(&self) {
+        self.searches.stop();
     }
 
     fn root(&self) -> Result<&Root, ApiError> {
@@ -232,24 +265,6 @@ pub fn router(app: Arc<App>) -> Router {
             guard,
         ))
         .with_state(app)
-}
-
-/// Serves `app` on `listener` until `shutdown` completes; searches in
-/// progress are stopped as their requests are dropped.
-///
-/// # Errors
-/// The listener's I/O errors.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Arc<App>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router(app).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
 }
 
 /// Headers every answer carries, and the loopback host check.
@@ -362,7 +377,14 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
                 "send the request as JSON, with Content-Type: application/json".into(),
             ));
         }
-        let bytes = Bytes::from_request(request, state).await.map_err(|e| {
+        let read = tokio::time::timeout(BODY_TIMEOUT, Bytes::from_request(request, state));
+        let bytes = read.await.map_err(|_| {
+            ApiError::Timeout(format!(
+                "the request body did not arrive within {} s",
+                BODY_TIMEOUT.as_secs()
+            ))
+        })?;
+        let bytes = bytes.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::TooLarge(format!(
                     "the request body is over the limit of {MAX_BODY_BYTES} bytes"
@@ -398,6 +420,7 @@ async fn search<T: Send + 'static>(
     let permit = app.searches.permit().await?;
     let cancel = CancelOnDrop(Arc::default());
     let flag = Arc::clone(&cancel.0);
+    app.searches.watch(&flag);
     let app = Arc::clone(app);
     tokio::task::spawn_blocking(move || {
         let _held = permit;
@@ -405,6 +428,29 @@ async fn search<T: Send + 'static>(
     })
     .await
     .map_err(|e| ApiError::Internal(format!("the search failed: {e}")))?
+}
+
+/// Runs `work`, a read of results folders, on a blocking thread, holding
+/// one of the [`MAX_RESULT_READS`] permits.
+async fn read_results<T: Send + 'static>(
+    app: &App,
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let permit = tokio::time::timeout(search::QUEUE_WAIT, Arc::clone(&app.reads).acquire_owned())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .ok_or_else(|| {
+            ApiError::Busy(format!(
+                "{MAX_RESULT_READS} reads of results are in progress; try again"
+            ))
+        })?;
+    tokio::task::spawn_blocking(move || {
+        let _held = permit;
+        work()
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the read failed: {e}")))?
 }
 
 async fn info(State(app): State<Arc<App>>) -> Json<serde_json::Value> {
@@ -449,6 +495,9 @@ async fn new_game(Body(r): Body<NewRequest>) -> Result<Json<serde_json::Value>, 
 struct PlayRequest {
     game: String,
     position: Option<String>,
+    /// The line played since `position`, which keeps its history.
+    #[serde(default)]
+    moves: Vec<String>,
     #[serde(rename = "move")]
     mv: String,
 }
@@ -456,7 +505,7 @@ struct PlayRequest {
 async fn play(Body(r): Body<PlayRequest>) -> Result<Json<serde_json::Value>, ApiError> {
     let spec = game_spec(&r.game)?;
     with_game!(&spec, game => {
-        let mut state = views::position(game, r.position.as_deref())?;
+        let mut state = views::reach(game, r.position.as_deref(), &r.moves)?;
         let ply = views::play(&spec, game, &mut state, &r.mv)?;
         Ok(Json(json!({ "ply": ply })))
     })
@@ -484,6 +533,9 @@ async fn line(Body(r): Body<LineRequest>) -> Result<Json<serde_json::Value>, Api
 struct AgentRequest {
     game: String,
     position: Option<String>,
+    /// The line played since `position`, which keeps its history.
+    #[serde(default)]
+    moves: Vec<String>,
     agent: String,
     seed: Option<u64>,
 }
@@ -495,7 +547,7 @@ async fn agent(
     let spec = game_spec(&r.game)?;
     let agent = search::parse_agent(&r.agent)?;
     with_game!(&spec, game => {
-        let state = views::position(game, r.position.as_deref())?;
+        let state = views::reach(game, r.position.as_deref(), &r.moves)?;
         app.searches.admit_agent(game, &agent)?;
         let game = *game;
         let seed = r.seed.unwrap_or(0);
@@ -563,9 +615,7 @@ async fn analyse(
 
 async fn results_list(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
     let root = app.root()?.clone();
-    let folders = tokio::task::spawn_blocking(move || root.folders())
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let folders = read_results(&app, move || Ok(root.folders())).await?;
     Ok(Json(json!({ "folders": folders })))
 }
 
@@ -578,10 +628,10 @@ struct FolderQuery {
 async fn results_report(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, ApiError> {
     let q: FolderQuery = query(&uri)?;
     let dir = app.root()?.folder(&q.path)?;
-    let html = tokio::task::spawn_blocking(move || mancala_report::html_page(&dir))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
-        .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    let html = read_results(&app, move || {
+        mancala_report::html_page(&dir).map_err(|e| ApiError::Unprocessable(e.to_string()))
+    })
+    .await?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
@@ -598,9 +648,8 @@ async fn results_games(
 ) -> Result<Json<results::GamePage>, ApiError> {
     let filter: results::GameFilter = query(&uri)?;
     let dir = app.root()?.folder(&filter.path)?;
-    tokio::task::spawn_blocking(move || results::game_page(&dir, &filter))
+    read_results(&app, move || results::game_page(&dir, &filter))
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
         .map(Json)
 }
 
@@ -617,17 +666,14 @@ async fn results_game(
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let q: GameQuery = query(&uri)?;
     let dir = app.root()?.folder(&q.path)?;
-    tokio::task::spawn_blocking(move || game_detail(&dir, q.id))
+    read_results(&app, move || game_detail(&dir, q.id))
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
         .map(Json)
 }
 
 /// One game of a folder, replayed, with each ply's time, search and note.
 fn game_detail(dir: &std::path::Path, id: u64) -> Result<serde_json::Value, ApiError> {
-    let record = results::games(dir)?
-        .into_iter()
-        .find(|g| g.id == id)
+    let record = results::game(dir, id)?
         .ok_or_else(|| ApiError::NotFound(format!("no game {id} in this folder")))?;
     let spec = game_spec(&record.game)?;
     let moves: Vec<String> = record
@@ -639,7 +685,7 @@ fn game_detail(dir: &std::path::Path, id: u64) -> Result<serde_json::Value, ApiE
         views::line(&spec, game, record.start.as_deref(), &moves)
     })
     .map_err(|e| ApiError::Unprocessable(format!("game {id} does not replay: {e}")))?;
-    let notes = results::notes(dir)?.remove(&id);
+    let notes = results::game_notes(dir, id)?;
     let per_ply: Vec<serde_json::Value> = (1..=moves.len())
         .map(|ply| {
             let timed = record.timed_index(ply);

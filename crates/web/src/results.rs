@@ -3,9 +3,10 @@
 //! to the root; [`Root::folder`] refuses absolute paths, `..` and links
 //! that lead out.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 use mancala_analysis::annotate::{GameNotes, ANNOTATIONS};
@@ -192,61 +193,127 @@ impl Root {
     }
 }
 
-/// Reads a file of the folder, bounded in size.
-fn read_bounded(path: &Path) -> Result<Option<String>, ApiError> {
+/// Calls `each` on every line of a JSON-lines file of the folder, parsed,
+/// with the line's byte offset, until it says to stop: read as a stream,
+/// so a request holds one line at a time, whatever the file's size. A
+/// torn last line (a run still writing, or killed) is left out; any other
+/// bad line is an error. A missing file has no lines.
+fn each_line<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    mut each: impl FnMut(u64, T) -> ControlFlow<()>,
+) -> Result<(), ApiError> {
+    let name = || path.file_name().unwrap_or_default().to_string_lossy();
     let Ok(meta) = fs::metadata(path) else {
-        return Ok(None);
+        return Ok(());
     };
+    // Bounded in time, as the stream bounds memory.
     if meta.len() > MAX_FILE_BYTES {
         return Err(ApiError::Unprocessable(format!(
             "{} is {} MiB, more than the {} MiB the web app reads",
-            path.file_name().unwrap_or_default().to_string_lossy(),
+            name(),
             meta.len() >> 20,
             MAX_FILE_BYTES >> 20
         )));
     }
-    fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| ApiError::Unprocessable(format!("{}: {e}", path.display())))
-}
-
-/// Each line of a JSON-lines file, parsed; a torn last line (a run still
-/// writing, or killed) is left out, any other bad line is an error.
-fn json_lines<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ApiError> {
-    let Some(text) = read_bounded(path)? else {
-        return Ok(Vec::new());
-    };
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut out = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str(line) {
-            Ok(v) => out.push(v),
-            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
+    let unreadable = |e: std::io::Error| ApiError::Unprocessable(format!("{}: {e}", name()));
+    let mut reader = BufReader::new(fs::File::open(path).map_err(unreadable)?);
+    let mut line = Vec::new();
+    let mut offset = 0u64;
+    for number in 1.. {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line).map_err(unreadable)?;
+        if read == 0 {
+            break;
+        }
+        let at = offset;
+        offset += read as u64;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(&line) {
+            Ok(value) => {
+                if each(at, value).is_break() {
+                    break;
+                }
+            }
+            // Only the last line can lack its newline.
+            Err(_) if line.last() != Some(&b'\n') => break,
             Err(e) => {
                 return Err(ApiError::Unprocessable(format!(
-                    "{} line {}: {e}",
-                    path.file_name().unwrap_or_default().to_string_lossy(),
-                    i + 1
+                    "{} line {number}: {e}",
+                    name()
                 )))
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
-/// The games of a folder, in id order.
-pub fn games(dir: &Path) -> Result<Vec<GameRecord>, ApiError> {
-    let mut games: Vec<GameRecord> = json_lines(&dir.join("games.jsonl"))?;
-    games.sort_by_key(|g| g.id);
-    Ok(games)
+/// The line of `path` at byte `offset` (found by [`each_line`]), parsed.
+fn line_at<T: serde::de::DeserializeOwned>(
+    reader: &mut BufReader<fs::File>,
+    path: &Path,
+    offset: u64,
+) -> Result<T, ApiError> {
+    let damaged = |why: String| {
+        ApiError::Unprocessable(format!(
+            "{} changed while it was read: {why}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ))
+    };
+    reader
+        .seek(SeekFrom::Start(offset))
+        .map_err(|e| damaged(e.to_string()))?;
+    let mut line = Vec::new();
+    reader
+        .read_until(b'\n', &mut line)
+        .map_err(|e| damaged(e.to_string()))?;
+    serde_json::from_slice(&line).map_err(|e| damaged(e.to_string()))
 }
 
-/// The annotations of a folder by game id (empty when not annotated).
-pub fn notes(dir: &Path) -> Result<HashMap<u64, GameNotes>, ApiError> {
-    Ok(json_lines::<GameNotes>(&dir.join(ANNOTATIONS))?
-        .into_iter()
-        .map(|n| (n.id, n))
-        .collect())
+/// What the games list reads of each record, so that the rest of the line
+/// (the moves, times and searches, most of it) is skipped, not built.
+#[derive(serde::Deserialize)]
+struct Listed {
+    id: u64,
+    players: [String; 2],
+    winner: Option<u8>,
+    end: String,
+}
+
+/// Just the id of a record or a note.
+#[derive(serde::Deserialize)]
+struct Id {
+    id: u64,
+}
+
+/// The game `id` of a folder.
+pub fn game(dir: &Path, id: u64) -> Result<Option<GameRecord>, ApiError> {
+    find(&dir.join("games.jsonl"), id)
+}
+
+/// The annotations of game `id` of a folder (`None` when not annotated).
+pub fn game_notes(dir: &Path, id: u64) -> Result<Option<GameNotes>, ApiError> {
+    find(&dir.join(ANNOTATIONS), id)
+}
+
+/// The first line of `path` with id `id`, parsed whole; the others are
+/// only looked at for their id.
+fn find<T: serde::de::DeserializeOwned>(path: &Path, id: u64) -> Result<Option<T>, ApiError> {
+    let mut found = None;
+    each_line(path, |at, line: Id| {
+        if line.id == id {
+            found = Some(at);
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    let Some(at) = found else {
+        return Ok(None);
+    };
+    let file = fs::File::open(path).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+    line_at(&mut BufReader::new(file), path, at).map(Some)
 }
 
 /// The filters of the games list.
@@ -318,17 +385,9 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
             "limit {limit}: at most {MAX_PAGE} games a page"
         )));
     }
-    let games = games(dir)?;
-    let notes = notes(dir)?;
-    let mut agents: Vec<String> = games.iter().flat_map(|g| g.players.clone()).collect();
-    agents.sort();
-    agents.dedup();
-    let mut ends: Vec<String> = games.iter().map(|g| g.end.clone()).collect();
-    ends.sort();
-    ends.dedup();
     let agent = filter.agent.as_deref().filter(|a| !a.is_empty());
     let end = filter.end.as_deref().filter(|e| !e.is_empty());
-    let passes = |g: &GameRecord| {
+    let passes = |g: &Listed| {
         let seat = match agent {
             Some(a) => match g.players.iter().position(|p| p == a) {
                 Some(seat) => seat,
@@ -343,32 +402,79 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
         };
         result.is_none_or(|r| r == outcome) && end.is_none_or(|e| e == g.end)
     };
-    let matched: Vec<&GameRecord> = games.iter().filter(|g| passes(g)).collect();
-    let page = matched
-        .iter()
-        .skip(filter.offset.unwrap_or(0))
-        .take(limit)
-        .map(|g| GameSummary {
-            id: g.id,
-            players: g.players.clone(),
-            scores: g.scores,
-            winner: g.winner,
-            end: g.end.clone(),
-            plies: g.plies,
-            blunders: notes.get(&g.id).map(|n| {
+    // One pass over the stream keeps the id and byte offset of each game
+    // that passes (16 bytes a game, not a record); the log is in finishing
+    // order, the list in id order. The page's games are then read at their
+    // offsets.
+    let log = dir.join("games.jsonl");
+    let mut total = 0;
+    let mut matched: Vec<(u64, u64)> = Vec::new();
+    let mut agents = BTreeSet::new();
+    let mut ends = BTreeSet::new();
+    each_line(&log, |at, g: Listed| {
+        total += 1;
+        if passes(&g) {
+            matched.push((g.id, at));
+        }
+        if !agents.contains(&g.players[0]) || !agents.contains(&g.players[1]) {
+            agents.extend(g.players);
+        }
+        if !ends.contains(&g.end) {
+            ends.insert(g.end);
+        }
+        ControlFlow::Continue(())
+    })?;
+    matched.sort_unstable();
+    // A game logged twice (a damaged log) is listed once.
+    matched.dedup_by_key(|g| g.0);
+    let shown = &matched[matched.len().min(filter.offset.unwrap_or(0))..];
+    let shown = &shown[..shown.len().min(limit)];
+    let wanted: HashSet<u64> = shown.iter().map(|g| g.0).collect();
+    let mut blunders: HashMap<u64, [u32; 2]> = HashMap::new();
+    if !wanted.is_empty() {
+        let path = dir.join(ANNOTATIONS);
+        let mut noted = Vec::new();
+        each_line(&path, |at, n: Id| {
+            if wanted.contains(&n.id) {
+                noted.push(at);
+            }
+            ControlFlow::Continue(())
+        })?;
+        if !noted.is_empty() {
+            let file = fs::File::open(&path).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+            let mut reader = BufReader::new(file);
+            for at in noted {
+                let n: GameNotes = line_at(&mut reader, &path, at)?;
                 let mut count = [0u32; 2];
                 for m in n.moves.iter().filter(|m| m.blunder) {
                     count[m.seat.min(1)] += 1;
                 }
-                count
-            }),
-        })
-        .collect();
+                blunders.insert(n.id, count);
+            }
+        }
+    }
+    let mut page = Vec::with_capacity(shown.len());
+    if !shown.is_empty() {
+        let file = fs::File::open(&log).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+        let mut reader = BufReader::new(file);
+        for &(id, at) in shown {
+            let g: GameRecord = line_at(&mut reader, &log, at)?;
+            page.push(GameSummary {
+                id,
+                blunders: blunders.get(&id).copied(),
+                players: g.players,
+                scores: g.scores,
+                winner: g.winner,
+                end: g.end,
+                plies: g.plies,
+            });
+        }
+    }
     Ok(GamePage {
-        total: games.len(),
+        total,
         matched: matched.len(),
         games: page,
-        agents,
-        ends,
+        agents: agents.into_iter().collect(),
+        ends: ends.into_iter().collect(),
     })
 }

@@ -7,7 +7,7 @@
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use mancala_agents::{Agent, AgentSpec, SearchInfo, SearchKind, StopCondition};
@@ -55,15 +55,49 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// The server's searching resources: the threads' permits and the solvers.
+/// The server's searching resources: the threads' permits, the cancel
+/// flags of the searches in progress, and the solvers.
 pub struct Searches {
     permits: Arc<tokio::sync::Semaphore>,
     threads: usize,
-    /// One solver per rule set analysed, as `Arc<dyn ExactSolver<G>>`.
-    solvers: Mutex<HashMap<String, Box<dyn Any + Send>>>,
+    /// The flags of the searches in progress, raised all at once when the
+    /// server stops.
+    live: Mutex<Vec<Weak<AtomicBool>>>,
+    stopping: AtomicBool,
+    solvers: Arc<SolverCache>,
     /// Rule sets the `perfect` agent has played (each has a solver of the
     /// process, see [`mancala_solver::PerfectSpec`]).
     perfect_rules: Mutex<HashSet<String>>,
+}
+
+/// The analyses' solvers by rule set. A solver's first build (its table
+/// and endgame database) can take a minute on a big board, longer than
+/// any analysis may search, so it is built on a thread of its own, one
+/// rule set at a time; analyses wait for it only until their deadline,
+/// and meanwhile answer with estimates.
+#[derive(Default)]
+struct SolverCache {
+    slots: Mutex<HashMap<String, SolverSlot>>,
+    /// Told when a build ends.
+    built: Condvar,
+}
+
+/// One rule set's solver.
+enum SolverSlot {
+    /// Being built on its own thread.
+    Building,
+    /// Built: an `Arc<dyn ExactSolver<G>>`.
+    Ready(Box<dyn Any + Send>),
+    /// The solver does not play these rules, and why.
+    Refused(String),
+}
+
+/// Why an analysis has no solver.
+enum NoSolver {
+    /// It does not play these rules.
+    Refused(String),
+    /// It is still being built (or waits for another rule set's build).
+    Building,
 }
 
 impl Searches {
@@ -72,7 +106,9 @@ impl Searches {
         Searches {
             permits: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
             threads: threads.max(1),
-            solvers: Mutex::default(),
+            live: Mutex::default(),
+            stopping: AtomicBool::new(false),
+            solvers: Arc::default(),
             perfect_rules: Mutex::default(),
         }
     }
@@ -87,6 +123,9 @@ impl Searches {
     /// search ends, not when its request does: a client that leaves frees
     /// no thread before its search has stopped.
     pub async fn permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        if self.stopping.load(Ordering::Relaxed) {
+            return Err(ApiError::Busy("the server is stopping".into()));
+        }
         match tokio::time::timeout(QUEUE_WAIT, Arc::clone(&self.permits).acquire_owned()).await {
             Ok(Ok(permit)) => Ok(permit),
             _ => Err(ApiError::Busy(format!(
@@ -96,34 +135,68 @@ impl Searches {
         }
     }
 
-    /// The analyses' solver of `game`'s rules, built on first use.
-    fn solver<G: Game>(&self, game: &G) -> Result<Arc<dyn ExactSolver<G>>, ApiError> {
+    /// Has [`Searches::stop`] raise `flag`, the cancel flag of a search.
+    pub fn watch(&self, flag: &Arc<AtomicBool>) {
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        live.retain(|f| f.strong_count() > 0);
+        live.push(Arc::downgrade(flag));
+        drop(live);
+        // A search that starts as the server stops is stopped too.
+        if self.stopping.load(Ordering::Relaxed) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Stops every search in progress and refuses new ones.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        for flag in live.iter().filter_map(Weak::upgrade) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The analyses' solver of `game`'s rules, waiting for its build until
+    /// `until` (or `cancel`); the first request for a rule set starts the
+    /// build, which goes on after the request has its answer.
+    fn solver<G: Game>(
+        &self,
+        game: &G,
+        until: Instant,
+        cancel: &AtomicBool,
+    ) -> Result<Arc<dyn ExactSolver<G>>, NoSolver> {
         let key = format!("{} {game}", game.name());
-        let mut solvers = self.solvers.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(s) = solvers
-            .get(&key)
-            .and_then(|s| s.downcast_ref::<Arc<dyn ExactSolver<G>>>())
-        {
-            return Ok(Arc::clone(s));
-        }
-        if solvers.len() >= MAX_SOLVED_RULE_SETS {
-            // The oldest is not known; any will do, as each is rebuilt on
-            // demand. What matters is that memory stays bounded.
-            let victim = solvers.keys().next().cloned();
-            if let Some(victim) = victim {
-                solvers.remove(&victim);
+        let cache = &self.solvers;
+        let mut slots = cache.slots.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            match slots.get(&key) {
+                Some(SolverSlot::Ready(s)) => {
+                    if let Some(s) = s.downcast_ref::<Arc<dyn ExactSolver<G>>>() {
+                        return Ok(Arc::clone(s));
+                    }
+                    return Err(NoSolver::Refused(format!("no solver for {game}")));
+                }
+                Some(SolverSlot::Refused(why)) => return Err(NoSolver::Refused(why.clone())),
+                Some(SolverSlot::Building) => {}
+                None => {
+                    let busy = slots.values().any(|s| matches!(s, SolverSlot::Building));
+                    if !busy {
+                        start_build(cache, &mut slots, key.clone(), game);
+                        continue;
+                    }
+                }
             }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || cancel.load(Ordering::Relaxed) {
+                return Err(NoSolver::Building);
+            }
+            // Woken by a build's end; the cancel flag is looked at between.
+            slots = cache
+                .built
+                .wait_timeout(slots, left.min(Duration::from_millis(50)))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
-        let mut options = agent_options(game, Some(ANALYSIS_TABLE_MIB));
-        options.endgame_seeds = options.endgame_seeds.min(
-            SolverOptions::table(0)
-                .with_endgame_positions(ANALYSIS_ENDGAME_POSITIONS, game.pits())
-                .endgame_seeds,
-        );
-        let solver = exact_solver(game, &options)
-            .map_err(|e| ApiError::Unprocessable(format!("the solver refused {game}: {e}")))?;
-        solvers.insert(key, Box::new(Arc::clone(&solver)));
-        Ok(solver)
     }
 
     /// Checks that `spec` may be played from the web on `game`.
@@ -160,6 +233,59 @@ impl Searches {
         }
         spec.check(game)
             .map_err(|e| ApiError::Unprocessable(e.to_string()))
+    }
+}
+
+/// Starts building `game`'s analysis solver on a thread of its own, under
+/// `key`, making room for it within [`MAX_SOLVED_RULE_SETS`].
+fn start_build<G: Game>(
+    cache: &Arc<SolverCache>,
+    slots: &mut HashMap<String, SolverSlot>,
+    key: String,
+    game: &G,
+) {
+    if slots.len() >= MAX_SOLVED_RULE_SETS {
+        // Which one was used last is not known; any built one will do, as
+        // each is rebuilt on demand. What matters is that memory stays
+        // bounded. (Only one is ever being built, so there is one.)
+        let victim = slots
+            .iter()
+            .find(|(_, s)| !matches!(s, SolverSlot::Building))
+            .map(|(k, _)| k.clone());
+        if let Some(victim) = victim {
+            slots.remove(&victim);
+        }
+    }
+    let mut options = agent_options(game, Some(ANALYSIS_TABLE_MIB));
+    options.endgame_seeds = options.endgame_seeds.min(
+        SolverOptions::table(0)
+            .with_endgame_positions(ANALYSIS_ENDGAME_POSITIONS, game.pits())
+            .endgame_seeds,
+    );
+    slots.insert(key.clone(), SolverSlot::Building);
+    let shared = Arc::clone(cache);
+    let rules = game.clone();
+    let build = move || {
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            exact_solver(&rules, &options)
+        }));
+        let slot = match built {
+            Ok(Ok(solver)) => SolverSlot::Ready(Box::new(solver)),
+            Ok(Err(e)) => SolverSlot::Refused(format!("the solver refused {rules}: {e}")),
+            Err(_) => SolverSlot::Refused(format!("the solver failed on {rules}")),
+        };
+        let mut slots = shared.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots.insert(key, slot);
+        shared.built.notify_all();
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name("solver-build".into())
+        .spawn(build)
+    {
+        slots.insert(
+            format!("{} {game}", game.name()),
+            SolverSlot::Refused(format!("no thread for the solver: {e}")),
+        );
     }
 }
 
@@ -328,8 +454,32 @@ pub struct Analysis {
     pub pv: Vec<String>,
     /// The estimator, when some value is its.
     pub estimator: Option<String>,
-    /// Why the solver gave no values at all (a game it does not solve).
+    /// Why the solver gave no values at all: a game it does not solve, or
+    /// a solver still being built.
     pub solver: Option<String>,
+    /// Whether the solver is still being built: the same request, sent
+    /// again later, gets exact values.
+    pub building: bool,
+}
+
+/// Longest run of forced moves followed before an estimate.
+const MAX_FORCED_PLIES: usize = 256;
+
+/// `state` after the moves that are the only legal ones in turn, and
+/// those moves.
+fn past_forced_moves<G: Game>(game: &G, state: &G::State) -> (G::State, Vec<String>) {
+    let mut at = state.clone();
+    let mut line = Vec::new();
+    while line.len() < MAX_FORCED_PLIES && !game.is_over(&at) {
+        let legal = game.legal_moves(&at);
+        let mut moves = legal.into_iter();
+        let (Some(only), None) = (moves.next(), moves.next()) else {
+            break;
+        };
+        game.play_unchecked(&mut at, only);
+        line.push(only.to_string());
+    }
+    (at, line)
 }
 
 /// Values every legal move of `state`: the solver's where it settles the
@@ -346,14 +496,22 @@ pub fn analyse<G: Game>(
     let Some(mover) = game.to_move(state) else {
         return Err(ApiError::Unprocessable("the game is over".into()));
     };
-    let (solver, refusal) = match searches.solver(game) {
-        Ok(s) => (Some(s), None),
-        Err(e) => (None, Some(e.to_string())),
+    // The time counts from here: waiting for a rule set's first solver
+    // build is part of it.
+    let deadline = Instant::now() + request.time;
+    let (solver, refusal, building) = match searches.solver(game, deadline, cancel) {
+        Ok(s) => (Some(s), None, false),
+        Err(NoSolver::Refused(why)) => (None, Some(why), false),
+        Err(NoSolver::Building) => (
+            None,
+            Some(format!(
+                "the solver for {game} is still being built (its endgame database); \
+                 analyse again for exact values"
+            )),
+            true,
+        ),
     };
     let legal: Vec<Move> = game.legal_moves(state).into_iter().collect();
-    // The time is the search's: a first analysis of a rule set builds its
-    // solver (the endgame database) before.
-    let deadline = Instant::now() + request.time;
     let stop = |until: Instant| StopCondition {
         deadline: Some(until),
         cancel: Some(cancel),
@@ -439,8 +597,17 @@ pub fn analyse<G: Game>(
             let t0 = Instant::now();
             let share = until.saturating_duration_since(t0) / left.max(1) as u32;
             left -= 1;
+            // An agent plays a forced move without searching it, so the
+            // value is looked for past the forced moves.
+            let (at, mut line) = past_forced_moves(game, child);
+            let same = game.to_move(&at) == Some(mover);
+            if let Some(outcome) = game.outcome(&at) {
+                m.value = Some(f64::from(outcome.margin_for(mover)));
+                lines.push(line);
+                continue;
+            }
             agent.new_game(0);
-            match agent.choose_until(game, child, stop(t0 + share)) {
+            match agent.choose_until(game, &at, stop(t0 + share)) {
                 Ok(_) => {}
                 Err(_) if gone() => return Err(ApiError::Gone),
                 Err(_) => {
@@ -449,10 +616,10 @@ pub fn analyse<G: Game>(
                 }
             }
             let info = agent.info();
-            let same = game.to_move(child) == Some(mover);
             m.value = info.value.map(|v| if same { v } else { -v });
             m.ms += t0.elapsed().as_secs_f64() * 1e3;
-            lines.push(info.pv.moves().iter().map(Move::to_string).collect());
+            line.extend(info.pv.moves().iter().map(Move::to_string));
+            lines.push(line);
         }
         let best = moves
             .iter()
@@ -476,5 +643,6 @@ pub fn analyse<G: Game>(
         pv,
         estimator,
         solver: refusal,
+        building,
     })
 }

@@ -125,6 +125,31 @@ pub fn position<G: Game>(game: &G, text: Option<&str>) -> Result<G::State, ApiEr
     }
 }
 
+/// The position reached by playing `moves` from `text` (the start when
+/// `None`). Unlike a position alone it keeps the line's history, which
+/// Oware's repetition rule and every game's `max_plies` count.
+pub fn reach<G: Game>(
+    game: &G,
+    text: Option<&str>,
+    moves: &[String],
+) -> Result<G::State, ApiError> {
+    if moves.len() > MAX_PLIES {
+        return Err(ApiError::BadRequest(format!(
+            "{} moves: a line has at most {MAX_PLIES}",
+            moves.len()
+        )));
+    }
+    let mut state = position(game, text)?;
+    for (k, token) in moves.iter().enumerate() {
+        let mv: Move = token
+            .parse()
+            .map_err(|e| ApiError::Unprocessable(format!("ply {}: move `{token}`: {e}", k + 1)))?;
+        game.try_play(&mut state, mv)
+            .map_err(|e| ApiError::Unprocessable(format!("ply {}: move `{token}`: {e}", k + 1)))?;
+    }
+    Ok(state)
+}
+
 /// Plays `token` in `state` and says what it did.
 pub fn play<G: Game>(
     spec: &GameSpec,

@@ -70,12 +70,16 @@ fn results_root() -> tempfile::TempDir {
 
 fn start(threads: usize, results: bool) -> Server {
     let root = results.then(results_root);
-    let app = App::new(ServeOptions {
+    let options = ServeOptions {
         results: root.as_ref().map(|r| r.path().to_path_buf()),
         threads,
-        loopback: true,
-    })
-    .unwrap();
+        ..ServeOptions::default()
+    };
+    start_with(options, root)
+}
+
+fn start_with(options: ServeOptions, root: Option<tempfile::TempDir>) -> Server {
+    let app = App::new(options).unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (tx, rx) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
@@ -325,6 +329,36 @@ fn play_applies_a_move_and_refuses_an_illegal_one_listing_the_legal() {
         ),
         422,
         "move `seven`",
+    );
+    // A move after a line keeps the line's history: Oware's fourth ply of
+    // four ends the game, which the position alone does not know.
+    let line = json!(["1", "1", "2"]);
+    let r = ok(post(
+        &server,
+        "/api/play",
+        &json!({"game": "oware:max_plies=4", "moves": line, "move": "3"}),
+    ));
+    assert_eq!(r["ply"]["state"]["outcome"]["reason"], "max_plies", "{r}");
+    let position = ok(post(
+        &server,
+        "/api/line",
+        &json!({"game": "oware:max_plies=4", "moves": line}),
+    ))["plies"][2]["state"]["position"]
+        .clone();
+    let r = ok(post(
+        &server,
+        "/api/play",
+        &json!({"game": "oware:max_plies=4", "position": position, "move": "3"}),
+    ));
+    assert!(r["ply"]["state"]["outcome"].is_null(), "{r}");
+    refused(
+        post(
+            &server,
+            "/api/play",
+            &json!({"game": "kalah", "moves": ["1", "9"], "move": "3"}),
+        ),
+        422,
+        "ply 2",
     );
     // The pie rule's swap turns the board round: pit 1's four seeds went
     // to pits 2-5, and player 0 now owns the other row.
@@ -939,4 +973,219 @@ fn a_busy_server_says_so() {
     let hog = hog.join().unwrap();
     assert_eq!(hog.status, 200, "{}", hog.body);
     assert_eq!(hog.json()["cut"], true);
+}
+
+#[test]
+fn connections_that_send_nothing_are_closed_and_hold_back_nobody_for_long() {
+    let options = ServeOptions {
+        threads: 1,
+        max_connections: 4,
+        header_timeout: Duration::from_millis(500),
+        ..ServeOptions::default()
+    };
+    let server = start_with(options, None);
+    // Every connection the server allows, each holding a request whose
+    // headers never end, and one more that sends nothing at all.
+    let mut stalled: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr).unwrap();
+            s.write_all(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(100));
+    stalled.push(TcpStream::connect(server.addr).unwrap());
+    // A well-behaved client waits for a slot (the header deadline frees
+    // them all) rather than forever.
+    let t0 = Instant::now();
+    let r = get(&server, "/api/info");
+    let waited = t0.elapsed();
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(300),
+        "waited only {waited:?}"
+    );
+    // Each stalled connection was closed by the server.
+    for mut s in stalled {
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut bytes = Vec::new();
+        let closed = s.read_to_end(&mut bytes);
+        assert!(
+            closed.is_ok()
+                || matches!(
+                    closed.as_ref().map_err(|e| e.kind()),
+                    Err(std::io::ErrorKind::ConnectionReset)
+                ),
+            "a stalled connection stayed open: {closed:?}"
+        );
+    }
+}
+
+#[test]
+fn stopping_the_server_stops_its_searches_instead_of_waiting_for_them() {
+    let server = start(1, false);
+    let addr = server.addr;
+    // A search the server's limit would end only after 10 s.
+    let body = json!({"game": "kalah:pits=6,seeds=6", "agent": "minimax:depth=40"}).to_string();
+    let client = std::thread::spawn(move || {
+        let request = format!(
+            "POST /api/agent HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut bytes = Vec::new();
+        let _ = s.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    drop(server);
+    let stopped = t0.elapsed();
+    assert!(
+        stopped < Duration::from_secs(3),
+        "stopping took {stopped:?}"
+    );
+    // The client had the move found so far, or heard that its search was
+    // stopped, or saw the connection close; in no case did it wait for the
+    // search's own end.
+    let reply = client.join().unwrap();
+    assert!(
+        reply.is_empty() || reply.starts_with("HTTP/1.1 408") || reply.starts_with("HTTP/1.1 200"),
+        "{reply}"
+    );
+}
+
+#[test]
+fn a_solver_still_being_built_gives_estimates_within_the_time_then_exact_values() {
+    let server = start(1, false);
+    // Late in a Kalah(6,4) game: its solver's endgame database values it
+    // at once, once it is built, which takes longer than the 5 ms asked
+    // (a 64 MiB table and 2^21 endgame positions), even in a release build.
+    let request = json!({
+        "game": "kalah:pits=6,seeds=4",
+        "position": "1,0,0,0,0,1/0,0,1,0,0,1/20,24/0",
+        "ms": 5,
+    });
+    let t0 = Instant::now();
+    let first = ok(post(&server, "/api/analyse", &request));
+    let took = t0.elapsed();
+    assert_eq!(first["building"], true, "{first}");
+    assert_eq!(first["exact"], false, "{first}");
+    assert!(
+        first["solver"].as_str().unwrap().contains("being built"),
+        "{first}"
+    );
+    assert!(
+        first["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["value"].is_number()),
+        "{first}"
+    );
+    // The solver's time and the estimator's, and no more.
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    let t0 = Instant::now();
+    let last = loop {
+        let r = ok(post(&server, "/api/analyse", &request));
+        if r["building"] == false {
+            break r;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "the build never ended"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(last["exact"], true, "{last}");
+    assert!(last["solver"].is_null(), "{last}");
+    // The estimates were the same moves, now valued exactly.
+    let moves = |r: &Value| -> Vec<Value> {
+        r["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].clone())
+            .collect()
+    };
+    assert_eq!(moves(&first), moves(&last));
+}
+
+#[test]
+fn a_log_in_finishing_order_with_a_torn_last_line_is_listed_in_id_order() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("shuffled");
+    std::fs::create_dir(&dir).unwrap();
+    let text = std::fs::read_to_string(fixture().join("games.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    // Half a line, as a run killed while writing leaves.
+    let torn = &lines[0][..lines[0].len() / 2];
+    std::fs::write(
+        dir.join("games.jsonl"),
+        format!("{}\n{torn}", lines.join("\n")),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture().join("annotations.jsonl"),
+        dir.join("annotations.jsonl"),
+    )
+    .unwrap();
+    let options = ServeOptions {
+        results: Some(root.path().to_path_buf()),
+        threads: 1,
+        ..ServeOptions::default()
+    };
+    let server = start_with(options, Some(root));
+    let mut ids: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    ids.sort_unstable();
+    let page = ok(get(
+        &server,
+        "/api/results/games?path=shuffled&offset=3&limit=4",
+    ));
+    assert_eq!(page["total"], 12);
+    let got: Vec<u64> = page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(got, ids[3..7]);
+    // Each listed game has its blunders from the annotations.
+    assert!(page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["blunders"].is_array()));
+    let last = ids[ids.len() - 1];
+    let game = ok(get(
+        &server,
+        &format!("/api/results/game?path=shuffled&id={last}"),
+    ));
+    assert_eq!(game["record"]["id"], last);
+    assert_eq!(game["annotated"], true);
+    // A damaged line that is not the last is an error naming the line.
+    let damaged = server
+        ._root
+        .as_ref()
+        .unwrap()
+        .path()
+        .join("shuffled/games.jsonl");
+    std::fs::write(&damaged, format!("{}\n{torn}\n{}\n", lines[0], lines[1])).unwrap();
+    refused(
+        get(&server, "/api/results/games?path=shuffled"),
+        422,
+        "games.jsonl line 2",
+    );
 }
