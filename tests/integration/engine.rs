@@ -256,8 +256,12 @@ fn misbehaving_engines_lose_their_games_and_the_match_completes() {
         // loaded machine (the tests run in parallel) may take more than a
         // second to start Python.
         let handshake = if mode == "silent" { "1s" } else { "10s" };
+        // A move time long enough for a loaded machine too: the engine
+        // answers at once until its fault, and a late answer before it
+        // would be a timeout instead of the fault under test. Only `hang`
+        // waits it out.
         let spec = format!(
-            "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=50ms,\
+            "engine:cmd=python3 tests/engines/faulty_engine.py {mode},movetime=1s,\
              handshake={handshake}"
         );
         let pids = Pids::new();

@@ -96,7 +96,7 @@ pub enum EngineError {
     Timeout {
         /// The reply awaited.
         waiting_for: &'static str,
-        /// How long it waited.
+        /// How long it was allowed to take.
         after: Duration,
     },
     /// The engine exited or closed its output.
