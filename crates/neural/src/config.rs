@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::NeuralError;
 
+/// Most nodes `exact_nodes` may give each move: more makes self-play wait
+/// on the solver.
+pub const MAX_EXACT_NODES: u64 = 10_000_000;
+
 /// What the value head learns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -90,6 +94,15 @@ pub struct TrainConfig {
     /// analyze exact-positions`): each generation then logs how the newly
     /// trained network's raw policy and value compare with perfect play.
     pub exact_positions: Option<PathBuf>,
+    /// Perfect-play targets: nodes the solver may spend settling each move
+    /// of a self-play position (0: none). A position it values gets its
+    /// exact final margin as the value target instead of the game's
+    /// result; the endgame database answers without search.
+    pub exact_nodes: u64,
+    /// Where every move of a position was settled: the weight of the best
+    /// moves (shared equally) in its policy target, the visits having the
+    /// rest.
+    pub exact_policy: f32,
 }
 
 impl Default for TrainConfig {
@@ -125,6 +138,8 @@ impl Default for TrainConfig {
             eval_opening_plies: 2,
             output: None,
             exact_positions: None,
+            exact_nodes: 0,
+            exact_policy: 0.5,
         }
     }
 }
@@ -186,6 +201,15 @@ impl TrainConfig {
             return Err(bad(
                 "dirichlet_alpha",
                 "alpha must be positive and epsilon from 0 to 1",
+            ));
+        }
+        if !(0.0..=1.0).contains(&config.exact_policy) {
+            return Err(bad("exact_policy", "must be from 0 to 1"));
+        }
+        if config.exact_nodes > MAX_EXACT_NODES {
+            return Err(bad(
+                "exact_nodes",
+                &format!("at most {MAX_EXACT_NODES} a move (a few thousand is typical)"),
             ));
         }
         if let Some(t) = &config.time_limit {

@@ -7,6 +7,7 @@
 //! - [`selfplay`]: self-play games side by side on each thread, their
 //!   evaluations batched into one network call;
 //! - [`agent::NeuralSpec`]: the `neural:model=PATH,sims=N` agent;
+//! - [`targets`]: perfect-play targets from the solver for self-play positions;
 //! - [`train`]: self-play, replay buffer, training, gating, checkpoints.
 //!
 //! This crate needs libtorch; the binary enables it with the `neural` feature.
@@ -17,6 +18,7 @@ pub mod config;
 pub mod evaluator;
 pub mod net;
 pub mod selfplay;
+pub mod targets;
 pub mod train;
 
 use std::path::Path;
@@ -81,6 +83,9 @@ pub enum NeuralError {
     /// A bad agent spec.
     #[error(transparent)]
     Spec(#[from] mancala_core::SpecError),
+    /// The solver failed while making perfect-play targets.
+    #[error("perfect-play targets: {0}")]
+    Solve(#[from] mancala_solver::SolveError),
     /// A tournament inside training failed.
     #[error(transparent)]
     Arena(#[from] mancala_arena::ArenaError),

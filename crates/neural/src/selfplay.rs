@@ -26,6 +26,7 @@ use crate::buffer::Sample;
 use crate::config::{TrainConfig, ValueTarget};
 use crate::evaluator::priors_and_value;
 use crate::net::PolicyValueNet;
+use crate::targets::ExactTargets;
 use crate::NeuralError;
 
 /// The games of a generation split into groups of at most `batch_games`,
@@ -74,7 +75,17 @@ struct GameInProgress<G: Game> {
     mcts: Mcts<G, BatchedLeaves>,
     state: G::State,
     rng: SmallRng,
-    history: Vec<(Vec<f32>, Vec<f32>, Player)>,
+    /// Each searched position: its observation, visit distribution, mover
+    /// and (with perfect-play targets) the position itself.
+    history: Vec<Searched<G>>,
+}
+
+/// A position searched in self-play, before its game's end gives it a value.
+struct Searched<G: Game> {
+    obs: Vec<f32>,
+    policy: Vec<f32>,
+    mover: Player,
+    state: Option<G::State>,
 }
 
 impl<G: Game> GameInProgress<G> {
@@ -105,7 +116,7 @@ impl<G: Game> GameInProgress<G> {
 
     /// Records the finished search as a sample and plays its move; starts
     /// the next search unless the game is over. Returns whether it is.
-    fn play_searched_move(&mut self, game: &G, config: &TrainConfig) -> bool {
+    fn play_searched_move(&mut self, game: &G, config: &TrainConfig, keep_states: bool) -> bool {
         let mover = game.to_move(&self.state).expect("a search needs a mover");
         let visits = self.mcts.root_visits();
         let total: u32 = visits.iter().map(|(_, n)| n).sum::<u32>().max(1);
@@ -115,7 +126,12 @@ impl<G: Game> GameInProgress<G> {
         }
         let mut obs = vec![0.0; game.observation_len()];
         game.observe(&self.state, &mut obs);
-        self.history.push((obs, policy, mover));
+        self.history.push(Searched {
+            obs,
+            policy,
+            mover,
+            state: keep_states.then(|| self.state.clone()),
+        });
         let mv = if (self.history.len() as u32) <= config.temperature_moves {
             sample_by_visits(&visits, &mut self.rng)
         } else {
@@ -135,28 +151,57 @@ impl<G: Game> GameInProgress<G> {
         false
     }
 
-    /// The training samples of the finished game.
-    fn samples(self, game: &G, config: &TrainConfig) -> Vec<Sample> {
+    /// The training samples of the finished game, and how many of them
+    /// have perfect-play targets: the game's result (or margin) from each
+    /// mover's side, or, where `targets` values the position, its exact
+    /// value, with the best moves mixed into the visit distribution.
+    fn samples(
+        self,
+        game: &G,
+        config: &TrainConfig,
+        targets: Option<&ExactTargets<G>>,
+    ) -> Result<(Vec<Sample>, u64), NeuralError> {
         let Some(outcome) = game.outcome(&self.state) else {
-            return Vec::new();
+            return Ok((Vec::new(), 0));
         };
         let half = game.total_seeds() as f32 / 2.0;
-        self.history
-            .into_iter()
-            .map(|(obs, policy, mover)| {
-                let value = match config.value_target {
-                    ValueTarget::Result => match outcome.winner() {
-                        Some(w) if w == mover => 1.0,
-                        Some(_) => -1.0,
-                        None => 0.0,
-                    },
-                    ValueTarget::Margin => {
-                        (outcome.margin_for(mover) as f32 / half).clamp(-1.0, 1.0)
+        let value_of = |margin: i32| match config.value_target {
+            ValueTarget::Result => margin.signum() as f32,
+            ValueTarget::Margin => (margin as f32 / half).clamp(-1.0, 1.0),
+        };
+        let mut exact = 0;
+        let mut samples = Vec::with_capacity(self.history.len());
+        for searched in self.history {
+            let Searched {
+                obs,
+                mut policy,
+                mover,
+                state,
+            } = searched;
+            let target = match (targets, &state) {
+                (Some(t), Some(state)) => t.target(game, state)?,
+                _ => None,
+            };
+            let value = match target {
+                Some(target) => {
+                    exact += 1;
+                    if let Some(best) = target.best.filter(|_| config.exact_policy > 0.0) {
+                        let w = config.exact_policy;
+                        let share = w / best.len() as f32;
+                        for p in &mut policy {
+                            *p *= 1.0 - w;
+                        }
+                        for mv in best {
+                            policy[mv.action_index(game.pits())] += share;
+                        }
                     }
-                };
-                Sample { obs, policy, value }
-            })
-            .collect()
+                    value_of(target.margin)
+                }
+                None => value_of(outcome.margin_for(mover)),
+            };
+            samples.push(Sample { obs, policy, value });
+        }
+        Ok((samples, exact))
     }
 }
 
@@ -168,23 +213,50 @@ pub struct GroupResult {
     pub evaluations: u64,
     /// Network calls.
     pub batches: u64,
+    /// Samples whose targets are perfect play's.
+    pub exact: u64,
 }
 
-/// Plays the games `indices` side by side with `net`, each seeded by
-/// `seed_of(index)`; `on_game` is called as each one ends. `None` if
-/// `stopped()` became true first.
-///
-/// # Errors
-/// [`NeuralError`] if the network fails: no game goes on with made-up values.
-pub fn play_group<G: Game>(
-    game: &G,
-    config: &TrainConfig,
+/// What self-play plays: the game, the training config and, where the
+/// config asks for them, the perfect-play targets of its samples.
+pub struct SelfPlay<'a, G: Game> {
+    /// The game played.
+    pub game: &'a G,
+    /// Simulations, temperatures, noise and targets.
+    pub config: &'a TrainConfig,
+    /// Exact values and best moves, where `config.exact_nodes` asks.
+    pub targets: Option<&'a ExactTargets<G>>,
+}
+
+impl<G: Game> SelfPlay<'_, G> {
+    /// Plays the games `indices` side by side with `net`, each seeded by
+    /// `seed_of(index)`; `on_game` is called as each one ends. `None` if
+    /// `stopped()` became true first.
+    ///
+    /// # Errors
+    /// [`NeuralError`] if the network fails: no game goes on with made-up
+    /// values.
+    pub fn play_group(
+        &self,
+        net: &PolicyValueNet,
+        indices: Range<usize>,
+        seed_of: impl Fn(usize) -> u64,
+        stopped: impl Fn() -> bool,
+        on_game: impl Fn(),
+    ) -> Result<Option<GroupResult>, NeuralError> {
+        play_group(self, net, indices, seed_of, stopped, on_game)
+    }
+}
+
+fn play_group<G: Game>(
+    plays: &SelfPlay<'_, G>,
     net: &PolicyValueNet,
     indices: Range<usize>,
     seed_of: impl Fn(usize) -> u64,
     stopped: impl Fn() -> bool,
     on_game: impl Fn(),
 ) -> Result<Option<GroupResult>, NeuralError> {
+    let (game, config, targets) = (plays.game, plays.config, plays.targets);
     let (inputs, actions) = (net.info().shape.inputs, net.info().shape.actions);
     if inputs != game.observation_len() || actions != game.num_actions() {
         return Err(NeuralError::Mismatch(format!(
@@ -200,6 +272,7 @@ pub fn play_group<G: Game>(
         games: Vec::with_capacity(playing.len()),
         evaluations: 0,
         batches: 0,
+        exact: 0,
     };
     let mut obs = vec![0.0f32; playing.len() * inputs];
     let mut waiting: Vec<usize> = Vec::with_capacity(playing.len());
@@ -220,14 +293,17 @@ pub fn play_group<G: Game>(
                     waiting.push(t);
                     break false;
                 }
-                if one.play_searched_move(game, config) {
+                if one.play_searched_move(game, config, targets.is_some()) {
                     break true;
                 }
             };
             if over {
                 // The last game moves into slot `t`: its leaf is not taken yet.
                 let one = playing.swap_remove(t);
-                result.games.push((one.index, one.samples(game, config)));
+                let index = one.index;
+                let (samples, exact) = one.samples(game, config, targets)?;
+                result.exact += exact;
+                result.games.push((index, samples));
                 on_game();
             } else {
                 t += 1;

@@ -30,7 +30,9 @@ use crate::buffer::{ReplayBuffer, Sample};
 use crate::config::{TrainConfig, ValueTarget};
 use crate::evaluator::{preferred, priors_and_value};
 use crate::net::{ModelInfo, NetShape, PolicyValueNet};
-use crate::{selfplay, NeuralError, NeuralSpec};
+use crate::selfplay::{self, SelfPlay};
+use crate::targets::ExactTargets;
+use crate::{NeuralError, NeuralSpec};
 
 /// Adam's constants.
 const BETA1: f64 = 0.9;
@@ -101,6 +103,10 @@ pub struct GenerationLog {
     /// seeds.
     #[serde(default)]
     pub exact_value_error: Option<f64>,
+    /// With `exact_nodes`: the fraction of the generation's self-play
+    /// positions whose targets are perfect play's.
+    #[serde(default)]
+    pub exact_targets: Option<f64>,
 }
 
 /// What a round of self-play cost (`mancala train --bench`).
@@ -244,6 +250,8 @@ pub struct Trainer<'a, G: Game> {
     elapsed_before: f64,
     /// The positions of `exact_positions`, read and checked once.
     exact: Option<(ExactPositions, Vec<G::State>)>,
+    /// The solver of `exact_nodes`' perfect-play targets.
+    targets: Option<ExactTargets<G>>,
 }
 
 impl<'a, G: Game> Trainer<'a, G> {
@@ -277,6 +285,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             Some(path) => Some(load_exact(game, game_spec, path)?),
             None => None,
         };
+        let targets = ExactTargets::new(game, &config)?;
         let mut trainer = Trainer {
             game,
             game_spec: game_spec.to_string(),
@@ -290,6 +299,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             generation: 0,
             elapsed_before: 0.0,
             exact,
+            targets,
         };
         let checkpoint = dir.join("checkpoint");
         if resume {
@@ -405,7 +415,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             });
             let games = self.config.games_per_generation;
             let t0 = Instant::now();
-            let Some((samples, (evaluations, _))) =
+            let Some((samples, (evaluations, _, exact_samples))) =
                 self.self_play(generation, games, stop, on_event)?
             else {
                 break;
@@ -478,6 +488,10 @@ impl<'a, G: Game> Trainer<'a, G> {
                 exact_top1: exact.map(|e| e.0.top1()),
                 exact_loss: exact.map(|e| e.0.mean_loss()),
                 exact_value_error: exact.and_then(|e| e.1),
+                exact_targets: self
+                    .targets
+                    .as_ref()
+                    .map(|_| exact_samples as f64 / positions.max(1) as f64),
             };
             self.append_log(&row)?;
             self.save_checkpoint(elapsed_s)?;
@@ -519,9 +533,9 @@ impl<'a, G: Game> Trainer<'a, G> {
     ) -> Result<SelfPlayStats, NeuralError> {
         let t0 = Instant::now();
         let played = self.self_play(self.generation + 1, games, stop, on_event)?;
-        let (positions, (evaluations, batches)) = match played {
+        let (positions, (evaluations, batches, _)) = match played {
             Some((samples, counts)) => (samples.len() as u64, counts),
-            None => (0, (0, 0)),
+            None => (0, (0, 0, 0)),
         };
         Ok(SelfPlayStats {
             games,
@@ -542,18 +556,24 @@ impl<'a, G: Game> Trainer<'a, G> {
         games: u32,
         stop: &AtomicBool,
         on_event: &(dyn Fn(TrainEvent) + Sync),
-    ) -> Result<Option<(Vec<Sample>, (u64, u64))>, NeuralError> {
+    ) -> Result<Option<(Vec<Sample>, (u64, u64, u64))>, NeuralError> {
         let groups = selfplay::groups(games as usize, self.config.batch_games);
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, Vec<Sample>)>> =
             Mutex::new(Vec::with_capacity(games as usize));
-        let (evaluations, batches) = (AtomicU64::new(0), AtomicU64::new(0));
+        let (evaluations, batches, exact) =
+            (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
         let failure: Mutex<Option<NeuralError>> = Mutex::new(None);
         let failed = AtomicBool::new(false);
         let workers = self.config.workers.clamp(1, groups.len().max(1));
         // The workers see only what is `Sync`: the rules, the config and the
         // best network's bytes (each thread loads its own copy).
         let (game, config, best, device) = (self.game, &self.config, &self.best, self.device);
+        let plays = SelfPlay {
+            game,
+            config,
+            targets: self.targets.as_ref(),
+        };
         let seed_of = |i: usize| {
             derive_seed(
                 config.seed,
@@ -564,7 +584,8 @@ impl<'a, G: Game> Trainer<'a, G> {
             for _ in 0..workers {
                 let (next, results, groups, failure, failed) =
                     (&next, &results, &groups, &failure, &failed);
-                let (evaluations, batches, seed_of) = (&evaluations, &batches, &seed_of);
+                let (evaluations, batches, exact, seed_of, plays) =
+                    (&evaluations, &batches, &exact, &seed_of, &plays);
                 scope.spawn(move || {
                     // One thread per core already: libtorch's own threads
                     // would only contend with the other workers.
@@ -583,9 +604,7 @@ impl<'a, G: Game> Trainer<'a, G> {
                     loop {
                         let g = next.fetch_add(1, Ordering::Relaxed);
                         let Some(indices) = groups.get(g) else { break };
-                        let played = selfplay::play_group(
-                            game,
-                            config,
+                        let played = plays.play_group(
                             &net,
                             indices.clone(),
                             seed_of,
@@ -596,6 +615,7 @@ impl<'a, G: Game> Trainer<'a, G> {
                             Ok(Some(group)) => {
                                 evaluations.fetch_add(group.evaluations, Ordering::Relaxed);
                                 batches.fetch_add(group.batches, Ordering::Relaxed);
+                                exact.fetch_add(group.exact, Ordering::Relaxed);
                                 results
                                     .lock()
                                     .unwrap_or_else(|p| p.into_inner())
@@ -611,7 +631,11 @@ impl<'a, G: Game> Trainer<'a, G> {
         if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
-        let counts = (evaluations.into_inner(), batches.into_inner());
+        let counts = (
+            evaluations.into_inner(),
+            batches.into_inner(),
+            exact.into_inner(),
+        );
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }

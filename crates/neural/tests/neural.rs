@@ -370,15 +370,12 @@ fn a_failing_network_is_an_error_never_made_up_values() {
     // Self-play with a network of another game stops at once with the reason.
     let oware = OwareRules::new(5, 3).unwrap();
     let config = tiny_config(std::path::Path::new("unused"));
-    let e = mancala_neural::selfplay::play_group(
-        &oware,
-        &config,
-        &net,
-        0..2,
-        |i| i as u64,
-        || false,
-        || {},
-    )
+    let e = mancala_neural::selfplay::SelfPlay {
+        game: &oware,
+        config: &config,
+        targets: None,
+    }
+    .play_group(&net, 0..2, |i| i as u64, || false, || {})
     .err()
     .expect("refused");
     assert!(matches!(e, NeuralError::Mismatch(_)), "{e}");
@@ -482,8 +479,10 @@ fn a_run_interrupted_mid_generation_resumes_as_if_never_stopped() {
     let never = AtomicBool::new(false);
 
     let straight = tempfile::tempdir().unwrap();
+    // With perfect-play targets, whose solver is built again on resuming.
     let config = TrainConfig {
         generations: 2,
+        exact_nodes: 1000,
         ..tiny_config(straight.path())
     };
     Trainer::new(
@@ -555,6 +554,7 @@ fn a_run_interrupted_mid_generation_resumes_as_if_never_stopped() {
                 g.gate_score.to_bits(),
                 g.promoted,
                 g.baselines.clone(),
+                g.exact_targets.map(f64::to_bits),
             )
         };
         assert_eq!(same(x), same(y));
