@@ -22,6 +22,7 @@
 pub mod clock;
 mod eval;
 mod greedy;
+pub mod gumbel;
 pub mod mcts;
 pub mod minimax;
 mod random;

@@ -22,6 +22,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use crate::greedy::turn_gain;
+use crate::gumbel::{self, GumbelRoot};
 use crate::{Agent, AgentError, Budget, Clock, Pv, SearchInfo, SearchKind, StopCondition};
 
 /// Search tunables.
@@ -37,6 +38,10 @@ mod params {
     /// the rollouts from all telling the same story (0.1 to 0.3 played
     /// alike against greedy; 0 is worse).
     pub const ROLLOUT_EPSILON: f32 = 0.2;
+    /// The longest sequential-halving schedule a Gumbel root plans (time
+    /// budgets have no simulation count); past it every considered move
+    /// is visited in turn.
+    pub const MAX_SCHEDULE: u64 = 1 << 16;
 }
 
 /// How rollouts choose their moves.
@@ -292,8 +297,31 @@ pub struct Mcts<G: Game, E: Evaluator<G>> {
     path: Vec<u32>,
     info: SearchInfo,
     noise: Option<RootNoise>,
+    /// Gumbel root selection instead of PUCT at the root.
+    gumbel: Option<GumbelRoot>,
+    /// The Gumbel draws and schedule of the current search's root, made
+    /// once the root is expanded.
+    root_gumbel: Option<RootGumbel>,
+    /// Simulations the current search may make.
+    budget_sims: u64,
     /// The search in progress when the caller evaluates the leaves.
     stepwise: Option<Stepwise<G::State>>,
+}
+
+/// What a Gumbel root keeps for one search, per root child in order.
+struct RootGumbel {
+    /// What the search was begun with.
+    config: GumbelRoot,
+    /// The Gumbel draws (zero without noise).
+    noise: Vec<f32>,
+    /// The priors' logits.
+    logits: Vec<f32>,
+    /// Whether the child is among the moves considered.
+    considered: Vec<bool>,
+    /// The visits the chosen child must have, by simulation.
+    schedule: Vec<u32>,
+    /// The evaluator's value of the root, from its mover's side.
+    value: f32,
 }
 
 /// A search whose leaves are evaluated by the caller ([`Mcts::begin`]).
@@ -342,8 +370,27 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
             path: Vec::new(),
             info: SearchInfo::default(),
             noise: None,
+            gumbel: None,
+            root_gumbel: None,
+            budget_sims: 0,
             stepwise: None,
         }
+    }
+
+    /// Chooses the root's moves by Gumbel sampling and sequential halving
+    /// (see [`crate::gumbel`]) instead of PUCT; the move played is then the
+    /// best of the last ones standing, and [`Mcts::improved_policy`] gives
+    /// the training target. Each search grows its tree anew (the halving
+    /// counts the root's visits from zero), and Dirichlet noise is not
+    /// added: the Gumbel draws explore instead.
+    pub fn set_gumbel_root(&mut self, gumbel: Option<GumbelRoot>) {
+        self.gumbel = gumbel;
+    }
+
+    /// The budget of the searches from now on (self-play gives some moves
+    /// fewer simulations than others).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.options.budget = budget;
     }
 
     /// Mixes Dirichlet noise into the priors of every new root (self-play).
@@ -432,7 +479,8 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         if !self.evaluator.uses_priors() {
             // Unvisited children are tried in a seeded random order.
             self.nodes[first as usize..].shuffle(&mut self.rng);
-        } else if let (Some(noise), true) = (self.noise, node == self.root) {
+        } else if let (Some(noise), true) = (self.noise, node == self.root && self.gumbel.is_none())
+        {
             self.add_noise(first as usize, noise);
         }
         let n = &mut self.nodes[node as usize];
@@ -508,7 +556,11 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         self.path.clear();
         self.path.push(node);
         while !game.is_over(&state) && self.nodes[node as usize].expanded {
-            node = self.select(node);
+            node = if node == self.root && self.gumbel.is_some() {
+                self.select_gumbel_root()
+            } else {
+                self.select(node)
+            };
             game.play_unchecked(&mut state, self.nodes[node as usize].mv);
             self.path.push(node);
         }
@@ -539,11 +591,12 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         if game.is_over(state) {
             return Err(AgentError::GameOver);
         }
-        if !(self.options.reuse && self.reuse_tree(game, state))
+        if !(self.options.reuse && self.gumbel.is_none() && self.reuse_tree(game, state))
             || self.nodes.len() > params::MAX_NODES
         {
             self.reset_tree(game, state);
         }
+        self.root_gumbel = None;
         Ok(())
     }
 
@@ -606,6 +659,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         let started = Instant::now();
         self.prepare(game, state)?;
         let (max_sims, deadline) = self.limits(game, state, started, clock);
+        self.budget_sims = max_sims;
         self.stepwise = Some(Stepwise {
             root_state: state.clone(),
             sims: 0,
@@ -736,6 +790,7 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         let t0 = Instant::now();
         self.prepare(game, state)?;
         let (max_sims, deadline) = self.limits(game, state, t0, stop.clock.as_ref());
+        self.budget_sims = max_sims;
         let mut sims = 0;
         let mut deepest = 0;
         while sims < max_sims {
@@ -792,9 +847,29 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
         }
     }
 
-    /// The most visited root child (ties: the better mean).
+    /// The most visited root child (ties: the better mean); with a Gumbel
+    /// root, the best scored of the most visited considered children.
     fn best_child(&self) -> u32 {
         let r = self.nodes[self.root as usize];
+        if let Some(rg) = &self.root_gumbel {
+            let scores = self.gumbel_scores(rg);
+            let children = r.first_child..r.first_child + u32::from(r.num_children);
+            let most = children
+                .clone()
+                .zip(&rg.considered)
+                .filter(|(_, &c)| c)
+                .map(|(i, _)| self.nodes[i as usize].visits)
+                .max()
+                .unwrap_or(0);
+            let best = children
+                .zip(&rg.considered)
+                .enumerate()
+                .filter(|(_, (i, &c))| c && self.nodes[*i as usize].visits == most)
+                .max_by(|(a, _), (b, _)| scores[*a].total_cmp(&scores[*b]).then(b.cmp(a)));
+            if let Some((_, (i, _))) = best {
+                return i;
+            }
+        }
         (r.first_child..r.first_child + u32::from(r.num_children))
             .max_by(|&a, &b| {
                 let (x, y) = (&self.nodes[a as usize], &self.nodes[b as usize]);
@@ -804,6 +879,118 @@ impl<G: Game, E: Evaluator<G>> Mcts<G, E> {
                     .then(b.cmp(&a))
             })
             .expect("the root of a game not over has children")
+    }
+
+    /// The root's children's priors, visits and means (from the root
+    /// mover's side: the children's `player`).
+    fn root_children(&self) -> (Vec<f32>, Vec<u32>, Vec<f32>) {
+        let r = self.nodes[self.root as usize];
+        let children = &self.nodes
+            [r.first_child as usize..r.first_child as usize + usize::from(r.num_children)];
+        (
+            children.iter().map(|c| c.prior).collect(),
+            children.iter().map(|c| c.visits).collect(),
+            children.iter().map(|c| c.mean()).collect(),
+        )
+    }
+
+    /// `σ(completed Q)` of the root's children.
+    fn gumbel_sigma(&self, rg: &RootGumbel) -> Vec<f32> {
+        let (priors, visits, means) = self.root_children();
+        let completed = gumbel::completed_values(&priors, &visits, &means, rg.value);
+        gumbel::sigma(&completed, &visits, &rg.config)
+    }
+
+    /// Each root child's score: Gumbel draw + logit + `σ(completed Q)`.
+    fn gumbel_scores(&self, rg: &RootGumbel) -> Vec<f32> {
+        let sigma = self.gumbel_sigma(rg);
+        (0..sigma.len())
+            .map(|i| rg.noise[i] + rg.logits[i] + sigma[i])
+            .collect()
+    }
+
+    /// Draws the Gumbel noise and chooses the considered moves of a root
+    /// just expanded.
+    fn start_gumbel_root(&mut self, config: GumbelRoot) -> RootGumbel {
+        let r = self.nodes[self.root as usize];
+        let (priors, _, _) = self.root_children();
+        let logits = gumbel::logits(&priors);
+        let noise: Vec<f32> = if config.noise {
+            (0..priors.len())
+                .map(|_| gumbel::gumbel_from_uniform(self.rng.random::<f64>()))
+                .collect()
+        } else {
+            vec![0.0; priors.len()]
+        };
+        let mut order: Vec<usize> = (0..priors.len()).collect();
+        order.sort_by(|&a, &b| {
+            (noise[b] + logits[b])
+                .total_cmp(&(noise[a] + logits[a]))
+                .then(a.cmp(&b))
+        });
+        let count = config.considered.clamp(1, priors.len().max(1));
+        let mut considered = vec![false; priors.len()];
+        for &i in order.iter().take(count) {
+            considered[i] = true;
+        }
+        // The root's first simulation was its own expansion.
+        let sims = self.budget_sims.saturating_sub(1).min(params::MAX_SCHEDULE);
+        RootGumbel {
+            config,
+            noise,
+            logits,
+            considered,
+            schedule: gumbel::halving_schedule(count, sims as usize),
+            value: r.mean(),
+        }
+    }
+
+    /// The root child the next simulation goes to: of the considered
+    /// children with the visits the schedule asks for, the best scored.
+    fn select_gumbel_root(&mut self) -> u32 {
+        let config = self.gumbel.expect("a Gumbel root");
+        let rg = match self.root_gumbel.take() {
+            Some(rg) => rg,
+            None => self.start_gumbel_root(config),
+        };
+        let r = self.nodes[self.root as usize];
+        let scores = self.gumbel_scores(&rg);
+        let visits = |k: usize| self.nodes[r.first_child as usize + k].visits;
+        let done = r.visits.saturating_sub(1) as usize;
+        let wanted = rg.schedule.get(done).copied().or_else(|| {
+            // Past the schedule: the least visited considered move.
+            (0..scores.len())
+                .filter(|&k| rg.considered[k])
+                .map(visits)
+                .min()
+        });
+        let pick = |exact: bool| {
+            (0..scores.len())
+                .filter(|&k| rg.considered[k] && (!exact || Some(visits(k)) == wanted))
+                .max_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)))
+        };
+        // A pending leaf can leave no child at the count asked for: then
+        // the best considered one.
+        let k = pick(true).or_else(|| pick(false)).unwrap_or(0);
+        self.root_gumbel = Some(rg);
+        r.first_child + k as u32
+    }
+
+    /// The improved policy of the last search with a Gumbel root:
+    /// `softmax(logits + σ(completed Q))` over the root's moves, a
+    /// distribution defined however few simulations were made. `None`
+    /// without a Gumbel root or before its first simulation.
+    pub fn improved_policy(&self) -> Option<Vec<(Move, f32)>> {
+        let rg = self.root_gumbel.as_ref()?;
+        let sigma = self.gumbel_sigma(rg);
+        let policy = gumbel::improved_policy(&rg.logits, &sigma);
+        let r = self.nodes[self.root as usize];
+        Some(
+            (r.first_child..r.first_child + u32::from(r.num_children))
+                .zip(policy)
+                .map(|(i, p)| (self.nodes[i as usize].mv, p))
+                .collect(),
+        )
     }
 
     /// Visit counts of the root's moves after a search (a policy target).

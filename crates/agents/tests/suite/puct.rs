@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use mancala_agents::gumbel::{halving_visits, GumbelRoot};
 use mancala_agents::{Agent, AgentError, Budget, Evaluator, Mcts, MctsOptions, RootNoise};
 use mancala_core::{Game, KalahRules, KalahState, Player};
 use rand::rngs::SmallRng;
@@ -69,11 +70,41 @@ impl Evaluator<KalahRules> for Oracle {
     }
 }
 
+/// An evaluator of arbitrary but fixed values and priors (from a hash of
+/// the position): for tests of the search's bookkeeping, where what the
+/// values are does not matter and solving would only cost time.
+struct Hashed;
+
+impl Evaluator<KalahRules> for Hashed {
+    fn uses_priors(&self) -> bool {
+        true
+    }
+
+    fn evaluate(
+        &mut self,
+        game: &KalahRules,
+        s: &KalahState,
+        _: &mut SmallRng,
+        priors: &mut Vec<f32>,
+    ) -> Result<f32, AgentError> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        let mut rng = SmallRng::seed_from_u64(h.finish());
+        let n = game.legal_moves(s).len();
+        priors.clear();
+        priors.extend((0..n).map(|_| rng.random_range(0.1f32..1.0)));
+        let total: f32 = priors.iter().sum();
+        priors.iter_mut().for_each(|p| *p /= total);
+        Ok(rng.random_range(0.0..1.0))
+    }
+}
+
 /// Runs a search begun with `begin` to its end, `batch` leaves in flight at
 /// a time; returns the move, the leaves evaluated and the batches.
-fn search_in_batches(
-    mcts: &mut Mcts<KalahRules, Oracle>,
-    oracle: &mut Oracle,
+fn search_in_batches<E: Evaluator<KalahRules>>(
+    mcts: &mut Mcts<KalahRules, E>,
+    oracle: &mut E,
     game: &KalahRules,
     s: &KalahState,
     batch: usize,
@@ -113,12 +144,23 @@ fn check_best_moves(game: KalahRules, positions: usize, seed: u64) -> (usize, us
     check_best_moves_in_batches(game, positions, seed, 0)
 }
 
-/// `batch` 0: the ordinary search; else leaves evaluated `batch` at a time.
 fn check_best_moves_in_batches(
     game: KalahRules,
     positions: usize,
     seed: u64,
     batch: usize,
+) -> (usize, usize) {
+    check_best_moves_with(game, positions, seed, batch, None)
+}
+
+/// `batch` 0: the ordinary search; else leaves evaluated `batch` at a
+/// time. `gumbel`: the root chooses by Gumbel sampling and halving.
+fn check_best_moves_with(
+    game: KalahRules,
+    positions: usize,
+    seed: u64,
+    batch: usize,
+    gumbel: Option<GumbelRoot>,
 ) -> (usize, usize) {
     let mut oracle = Oracle {
         game,
@@ -139,6 +181,7 @@ fn check_best_moves_in_batches(
             memo: HashMap::new(),
         },
     );
+    mcts.set_gumbel_root(gumbel);
     let (mut checked, mut extra_turn_positions) = (0, 0);
     let (mut evaluated, mut batches) = (0, 0);
     while checked < positions {
@@ -340,4 +383,95 @@ fn a_search_evaluated_from_outside_is_the_same_search() {
         outside.begin(&game, &state),
         Err(AgentError::GameOver)
     ));
+}
+
+/// A Gumbel root with an exact evaluator finds the best moves too, with
+/// or without its draws, leaves one at a time or in batches.
+#[test]
+fn a_gumbel_root_finds_the_best_moves() {
+    let game = KalahRules::new(3, 2).unwrap();
+    for (noise, batch) in [(false, 0), (true, 0), (false, 4)] {
+        let gumbel = Some(GumbelRoot::new(16, noise));
+        check_best_moves_with(game, 80, 3, batch, gumbel);
+    }
+    let mut pie = game;
+    pie.pie = true;
+    check_best_moves_with(pie, 40, 4, 0, Some(GumbelRoot::new(16, true)));
+}
+
+/// A full budget gives the root's moves exactly the visits sequential
+/// halving plans (whichever moves win each phase), only considered moves
+/// are visited, and the improved policy is a distribution over the legal
+/// moves; batched leaves (virtual visits) change none of that.
+#[test]
+fn a_gumbel_root_spends_its_budget_as_sequential_halving_says() {
+    let game = KalahRules::new(6, 2).unwrap();
+    let mut hashed = Hashed;
+    let mut rng = SmallRng::seed_from_u64(5);
+    let mut positions = 0;
+    while positions < 40 {
+        let mut s = game.start();
+        for _ in 0..rng.random_range(0..4) {
+            let legal = game.legal_moves(&s);
+            if legal.is_empty() {
+                break;
+            }
+            game.play_unchecked(&mut s, legal.nth(rng.random_range(0..legal.len())));
+        }
+        let legal = game.legal_moves(&s);
+        if legal.len() < 3 {
+            continue;
+        }
+        positions += 1;
+        let considered = [2, 4, 16][positions % 3];
+        let sims = [10u64, 31, 64][positions % 3];
+        for batch in [0, 3] {
+            let options = MctsOptions {
+                budget: Budget::Sims(sims),
+                c: 1.5,
+                reuse: false,
+                ..MctsOptions::default()
+            };
+            let mut mcts = Mcts::new(options, Hashed);
+            mcts.set_gumbel_root(Some(GumbelRoot::new(considered, true)));
+            mcts.new_game(positions as u64);
+            let mv = if batch == 0 {
+                mcts.choose(&game, &s).unwrap()
+            } else {
+                search_in_batches(&mut mcts, &mut hashed, &game, &s, batch).0
+            };
+            let mut visits: Vec<u32> = mcts.root_visits().iter().map(|(_, n)| *n).collect();
+            visits.sort_unstable_by(|a, b| b.cmp(a));
+            let m = considered.min(legal.len());
+            let mut planned = halving_visits(m, sims as usize - 1);
+            planned.resize(legal.len(), 0);
+            assert_eq!(
+                visits,
+                planned,
+                "{considered} of {} moves, {sims} sims",
+                legal.len()
+            );
+            // The move played is one of the most visited.
+            let most = visits[0];
+            let chosen = mcts
+                .root_visits()
+                .into_iter()
+                .find(|(m, _)| *m == mv)
+                .unwrap();
+            assert_eq!(chosen.1, most);
+            let policy = mcts.improved_policy().expect("a Gumbel root");
+            assert_eq!(
+                policy.iter().map(|(m, _)| *m).collect::<Vec<_>>(),
+                legal.into_iter().collect::<Vec<_>>()
+            );
+            let total: f32 = policy.iter().map(|(_, p)| p).sum();
+            assert!((total - 1.0).abs() < 1e-5, "{policy:?}");
+            assert!(policy.iter().all(|(_, p)| *p >= 0.0));
+        }
+    }
+    // PUCT has no improved policy.
+    let mut puct = Mcts::new(MctsOptions::default(), Hashed);
+    puct.new_game(0);
+    puct.search(&game, &game.start()).unwrap();
+    assert!(puct.improved_policy().is_none());
 }
