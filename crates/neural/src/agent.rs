@@ -1,11 +1,14 @@
 //! The `neural` agent: `neural:model=PATH,sims=200` (PUCT guided by the
 //! network), `neural:model=PATH,time=100ms` (PUCT for a time per move) or
 //! `neural:model=PATH,sims=0` (the raw policy's best move). `batch=N` sets
-//! how many leaves of the tree go through the network in one call.
+//! how many leaves of the tree go through the network in one call;
+//! `gumbel=N` makes the root consider the policy's N best moves and halve
+//! them down (Gumbel root selection without its draws), for small `sims`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use mancala_agents::gumbel::GumbelRoot;
 use mancala_agents::{
     Agent, AgentError, Budget, Mcts, MctsOptions, Pv, SearchInfo, SearchKind, StopCondition,
 };
@@ -40,6 +43,8 @@ pub struct NeuralSpec {
     pub c: f64,
     /// Leaves per network call.
     pub batch: usize,
+    /// Moves a Gumbel root considers (`None`: PUCT at the root).
+    pub gumbel: Option<usize>,
     bytes: Arc<Vec<u8>>,
     info: ModelInfo,
 }
@@ -50,6 +55,7 @@ impl PartialEq for NeuralSpec {
             && self.budget == other.budget
             && self.c == other.c
             && self.batch == other.batch
+            && self.gumbel == other.gumbel
     }
 }
 
@@ -61,7 +67,7 @@ impl NeuralSpec {
     /// [`NeuralError::Spec`] for a bad option, [`NeuralError::BadModel`] or
     /// [`NeuralError::Io`] for a model that cannot be used.
     pub fn from_spec(spec: &Spec) -> Result<NeuralSpec, NeuralError> {
-        spec.check_keys(&["model", "sims", "time", "c", "batch"])?;
+        spec.check_keys(&["model", "sims", "time", "c", "batch", "gumbel"])?;
         let model = spec.get("model").ok_or_else(|| {
             bad_value(
                 "model",
@@ -79,6 +85,18 @@ impl NeuralSpec {
         let batch = spec
             .get_int("batch", 1..=1024)?
             .map_or(DEFAULT_BATCH, |b| b as usize);
+        let gumbel = spec
+            .get_int("gumbel", 1..=crate::config::MAX_GUMBEL_ACTIONS as u64)?
+            .map(|n| n as usize);
+        if gumbel.is_some() && !matches!(budget, Budget::Sims(s) if s > 0) {
+            // Sequential halving plans its phases from the simulation count.
+            return Err(bad_value(
+                "gumbel",
+                spec.get("gumbel").unwrap_or_default(),
+                "a Gumbel root needs a simulation count: sims=N with N at least 1, not time=",
+            )
+            .into());
+        }
         let bytes = std::fs::read(&model).map_err(|e| NeuralError::io(&model, e))?;
         let net = PolicyValueNet::from_bytes(&bytes, Device::Cpu).map_err(|e| match e {
             NeuralError::BadModel { why, .. } => NeuralError::BadModel {
@@ -93,6 +111,7 @@ impl NeuralSpec {
             budget,
             c,
             batch,
+            gumbel,
             bytes: Arc::new(bytes),
         })
     }
@@ -104,6 +123,7 @@ impl NeuralSpec {
             budget: Budget::Sims(sims),
             c,
             batch: DEFAULT_BATCH,
+            gumbel: None,
             bytes,
             info,
         }
@@ -140,7 +160,8 @@ impl NeuralSpec {
         match PolicyValueNet::from_bytes(&self.bytes, Device::Cpu) {
             Ok(net) => Box::new(
                 NeuralAgent::<G>::new(self.to_string(), net, self.budget, self.c)
-                    .with_batch(self.batch),
+                    .with_batch(self.batch)
+                    .with_gumbel_root(self.gumbel),
             ),
             Err(e) => Box::new(BrokenAgent(self.to_string(), e.to_string())),
         }
@@ -162,6 +183,9 @@ impl std::fmt::Display for NeuralSpec {
         }
         if self.batch != DEFAULT_BATCH {
             write!(f, ",batch={}", self.batch)?;
+        }
+        if let Some(n) = self.gumbel {
+            write!(f, ",gumbel={n}")?;
         }
         Ok(())
     }
@@ -214,6 +238,16 @@ impl<G: Game> NeuralAgent<G> {
     /// (virtual loss keeps them apart); 1 is the sequential search.
     pub fn with_batch(mut self, batch: usize) -> NeuralAgent<G> {
         self.batch = batch.max(1);
+        self
+    }
+
+    /// Chooses the root's moves by sequential halving over the policy's
+    /// `considered` best moves (no Gumbel draws: play is deterministic);
+    /// `None` keeps PUCT. Needs a simulation budget.
+    pub fn with_gumbel_root(mut self, considered: Option<usize>) -> NeuralAgent<G> {
+        if let Some(search) = &mut self.search {
+            search.set_gumbel_root(considered.map(|considered| GumbelRoot::new(considered, false)));
+        }
         self
     }
 

@@ -22,6 +22,21 @@ pub enum ValueTarget {
     Margin,
 }
 
+/// How self-play chooses among the root's moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootSelection {
+    /// PUCT with Dirichlet noise; the policy target is the visit share.
+    Puct,
+    /// Gumbel sampling of `gumbel_actions` moves and sequential halving;
+    /// the policy target is the improved policy (see
+    /// [`mancala_agents::gumbel`]). Made for small `sims`.
+    Gumbel,
+}
+
+/// Most moves a Gumbel root may consider.
+pub const MAX_GUMBEL_ACTIONS: usize = 64;
+
 /// A training run. Every key has a default; see `configs/train-kalah.toml`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -50,8 +65,31 @@ pub struct TrainConfig {
     pub batch_games: usize,
     /// PUCT exploration constant.
     pub c_puct: f64,
-    /// Moves at the start of a self-play game chosen in proportion to the
-    /// visit counts (temperature 1); later moves take the most visited.
+    /// How the root of a self-play search chooses its moves.
+    pub root_selection: RootSelection,
+    /// Moves a Gumbel root samples and halves down (all legal moves when
+    /// there are fewer).
+    pub gumbel_actions: usize,
+    /// The Gumbel root's `c_scale`: logits a value difference is worth
+    /// (per 50 visits plus the most visited move's).
+    pub gumbel_value_scale: f32,
+    /// Whether the Gumbel root stretches its moves' values to span
+    /// `[0, 1]` before scaling them. The paper does; here it made every
+    /// small difference worth five logits, the targets nearly one-hot and
+    /// self-play the same few games (docs/training.md), so it is off
+    /// unless asked for.
+    pub gumbel_rescale: bool,
+    /// Playout cap randomization (0: off): a move that is not one of the
+    /// `full_search_share` full searches gets only this many simulations,
+    /// no noise and no training sample. Many cheap moves make more games;
+    /// the few full ones make the targets.
+    pub fast_sims: u64,
+    /// The share of moves searched with `sims` when `fast_sims` is set.
+    pub full_search_share: f32,
+    /// Moves at the start of a self-play game drawn from the search's
+    /// policy (temperature 1): the visit shares with PUCT, the improved
+    /// policy with a Gumbel root. Later moves take the most visited, or
+    /// the Gumbel root's choice (its draws are a sampling of their own).
     pub temperature_moves: u32,
     /// Dirichlet noise at the root: concentration.
     pub dirichlet_alpha: f32,
@@ -118,6 +156,12 @@ impl Default for TrainConfig {
             workers: 2,
             batch_games: 128,
             c_puct: 1.5,
+            root_selection: RootSelection::Puct,
+            gumbel_actions: 16,
+            gumbel_value_scale: mancala_agents::gumbel::DEFAULT_VALUE_SCALE,
+            gumbel_rescale: false,
+            fast_sims: 0,
+            full_search_share: 0.25,
             temperature_moves: 8,
             dirichlet_alpha: 0.5,
             dirichlet_epsilon: 0.25,
@@ -202,6 +246,24 @@ impl TrainConfig {
                 "dirichlet_alpha",
                 "alpha must be positive and epsilon from 0 to 1",
             ));
+        }
+        if !(1..=MAX_GUMBEL_ACTIONS).contains(&config.gumbel_actions) {
+            return Err(bad(
+                "gumbel_actions",
+                &format!("must be from 1 to {MAX_GUMBEL_ACTIONS}"),
+            ));
+        }
+        if !(config.gumbel_value_scale > 0.0 && config.gumbel_value_scale <= 10.0) {
+            return Err(bad("gumbel_value_scale", "must be above 0 and at most 10"));
+        }
+        if config.fast_sims >= config.sims {
+            return Err(bad(
+                "fast_sims",
+                &format!("must be below sims ({}); 0 turns it off", config.sims),
+            ));
+        }
+        if !(config.full_search_share > 0.0 && config.full_search_share <= 1.0) {
+            return Err(bad("full_search_share", "must be above 0 and at most 1"));
         }
         if !(0.0..=1.0).contains(&config.exact_policy) {
             return Err(bad("exact_policy", "must be from 0 to 1"));

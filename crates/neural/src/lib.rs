@@ -26,7 +26,7 @@ use std::path::Path;
 use thiserror::Error;
 
 pub use agent::{NeuralAgent, NeuralSpec};
-pub use config::{TrainConfig, ValueTarget};
+pub use config::{RootSelection, TrainConfig, ValueTarget};
 pub use net::{ModelInfo, NetShape, PolicyValueNet};
 /// Where a network runs (libtorch's device), for [`Trainer::new`]: users of
 /// this crate need no `tch` dependency of their own.

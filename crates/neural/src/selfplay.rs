@@ -17,13 +17,14 @@
 
 use std::ops::Range;
 
+use mancala_agents::gumbel::GumbelRoot;
 use mancala_agents::{AgentError, Budget, Evaluator, Mcts, MctsOptions, RootNoise};
 use mancala_core::{Game, Move, Player};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::buffer::Sample;
-use crate::config::{TrainConfig, ValueTarget};
+use crate::config::{RootSelection, TrainConfig, ValueTarget};
 use crate::evaluator::priors_and_value;
 use crate::net::PolicyValueNet;
 use crate::targets::ExactTargets;
@@ -75,8 +76,13 @@ struct GameInProgress<G: Game> {
     mcts: Mcts<G, BatchedLeaves>,
     state: G::State,
     rng: SmallRng,
-    /// Each searched position: its observation, visit distribution, mover
-    /// and (with perfect-play targets) the position itself.
+    /// Moves played so far.
+    plies: u32,
+    /// Whether the search in progress is a full one, whose position
+    /// becomes a sample (every search is, without `fast_sims`).
+    full: bool,
+    /// Each position of a full search: its observation, policy target,
+    /// mover and (with perfect-play targets) the position itself.
     history: Vec<Searched<G>>,
 }
 
@@ -97,57 +103,97 @@ impl<G: Game> GameInProgress<G> {
             ..MctsOptions::default()
         };
         let mut mcts = Mcts::new(options, BatchedLeaves);
-        mcts.set_root_noise(Some(RootNoise {
-            alpha: config.dirichlet_alpha,
-            epsilon: config.dirichlet_epsilon,
-        }));
         mancala_agents::Agent::new_game(&mut mcts, seed);
-        let state = game.start();
-        mcts.begin(game, &state)
-            .expect("a game is not over at its start");
-        GameInProgress {
+        let mut one = GameInProgress {
             index,
             mcts,
-            state,
+            state: game.start(),
             rng: SmallRng::seed_from_u64(mancala_agents::derive_seed(seed, 7)),
+            plies: 0,
+            full: true,
             history: Vec::new(),
-        }
+        };
+        one.begin_search(game, config);
+        one
     }
 
-    /// Records the finished search as a sample and plays its move; starts
-    /// the next search unless the game is over. Returns whether it is.
+    /// Begins the search of the next move: a full one (noise, `sims`, a
+    /// sample) or, with playout cap randomization, maybe a fast one.
+    fn begin_search(&mut self, game: &G, config: &TrainConfig) {
+        self.full = config.fast_sims == 0 || self.rng.random::<f32>() < config.full_search_share;
+        let sims = if self.full {
+            config.sims
+        } else {
+            config.fast_sims
+        };
+        self.mcts.set_budget(Budget::Sims(sims));
+        match config.root_selection {
+            RootSelection::Puct => self.mcts.set_root_noise(self.full.then_some(RootNoise {
+                alpha: config.dirichlet_alpha,
+                epsilon: config.dirichlet_epsilon,
+            })),
+            RootSelection::Gumbel => self.mcts.set_gumbel_root(Some(GumbelRoot {
+                value_scale: config.gumbel_value_scale,
+                rescale: config.gumbel_rescale,
+                ..GumbelRoot::new(config.gumbel_actions, self.full)
+            })),
+        }
+        self.mcts
+            .begin(game, &self.state)
+            .expect("the game is not over");
+    }
+
+    /// Records a full search as a sample and plays its move; starts the
+    /// next search unless the game is over. Returns whether it is.
     fn play_searched_move(&mut self, game: &G, config: &TrainConfig, keep_states: bool) -> bool {
         let mover = game.to_move(&self.state).expect("a search needs a mover");
         let visits = self.mcts.root_visits();
-        let total: u32 = visits.iter().map(|(_, n)| n).sum::<u32>().max(1);
-        let mut policy = vec![0.0f32; game.num_actions()];
-        for (mv, n) in &visits {
-            policy[mv.action_index(game.pits())] = *n as f32 / total as f32;
+        // A Gumbel root has chosen its move (its draws were the sampling)
+        // and has a better target than its visits.
+        let gumbel = self.mcts.improved_policy();
+        let chosen = self.mcts.end_search().ok();
+        if self.full {
+            let mut policy = vec![0.0f32; game.num_actions()];
+            match &gumbel {
+                Some(improved) => {
+                    for (mv, p) in improved {
+                        policy[mv.action_index(game.pits())] = *p;
+                    }
+                }
+                None => {
+                    let total: u32 = visits.iter().map(|(_, n)| n).sum::<u32>().max(1);
+                    for (mv, n) in &visits {
+                        policy[mv.action_index(game.pits())] = *n as f32 / total as f32;
+                    }
+                }
+            }
+            let mut obs = vec![0.0; game.observation_len()];
+            game.observe(&self.state, &mut obs);
+            self.history.push(Searched {
+                obs,
+                policy,
+                mover,
+                state: keep_states.then(|| self.state.clone()),
+            });
         }
-        let mut obs = vec![0.0; game.observation_len()];
-        game.observe(&self.state, &mut obs);
-        self.history.push(Searched {
-            obs,
-            policy,
-            mover,
-            state: keep_states.then(|| self.state.clone()),
-        });
-        let mv = if (self.history.len() as u32) <= config.temperature_moves {
-            sample_by_visits(&visits, &mut self.rng)
-        } else {
-            visits
+        self.plies += 1;
+        let mv = match (&gumbel, chosen) {
+            (Some(improved), _) if self.plies <= config.temperature_moves => {
+                sample_by_policy(improved, &mut self.rng)
+            }
+            (Some(_), Some(mv)) => mv,
+            _ if self.plies <= config.temperature_moves => sample_by_visits(&visits, &mut self.rng),
+            _ => visits
                 .iter()
                 .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
                 .map(|(m, _)| *m)
-                .expect("a position not over has moves")
+                .expect("a position not over has moves"),
         };
         game.play_unchecked(&mut self.state, mv);
         if game.is_over(&self.state) {
             return true;
         }
-        self.mcts
-            .begin(game, &self.state)
-            .expect("the game is not over");
+        self.begin_search(game, config);
         false
     }
 
@@ -324,6 +370,18 @@ fn play_group<G: Game>(
         }
     }
     Ok(Some(result))
+}
+
+/// A move drawn from `policy`, a distribution over the moves.
+fn sample_by_policy(policy: &[(Move, f32)], rng: &mut SmallRng) -> Move {
+    let mut pick = rng.random::<f32>() * policy.iter().map(|(_, p)| p).sum::<f32>();
+    for (mv, p) in policy {
+        if pick < *p {
+            return *mv;
+        }
+        pick -= p;
+    }
+    policy[policy.len() - 1].0
 }
 
 /// A move drawn in proportion to its visits (temperature 1).

@@ -6,8 +6,8 @@ use std::sync::atomic::AtomicBool;
 use mancala_agents::Agent;
 use mancala_core::{Game, GameSpec, KalahRules, OwareRules};
 use mancala_neural::{
-    GenerationLog, ModelInfo, NetShape, NeuralError, NeuralSpec, PolicyValueNet, TrainConfig,
-    TrainEvent, Trainer,
+    GenerationLog, ModelInfo, NetShape, NeuralError, NeuralSpec, PolicyValueNet, RootSelection,
+    TrainConfig, TrainEvent, Trainer,
 };
 use rand::SeedableRng;
 use tch::{Device, Tensor};
@@ -127,6 +127,8 @@ fn plays_legally<G: Game>(game: &G, spec: &str) {
         "time=2ms",
         "sims=30,batch=1",
         "sims=30,batch=4",
+        "sims=12,gumbel=4",
+        "sims=12,batch=1,gumbel=16",
     ] {
         let text = format!("neural:model={},{budget}", path.display());
         let neural =
@@ -193,6 +195,12 @@ fn neural_specs_take_one_budget() {
     assert!(one.to_string().ends_with(",sims=5,batch=1"), "{one}");
     let e = spec("batch=0").unwrap_err().to_string();
     assert!(e.contains("batch"), "{e}");
+    // A Gumbel root plans its halving from a simulation count.
+    assert_eq!(spec("sims=8,gumbel=6").unwrap().gumbel, Some(6));
+    for bad in ["time=100ms,gumbel=6", "sims=0,gumbel=6", "sims=8,gumbel=0"] {
+        let e = spec(bad).unwrap_err().to_string();
+        assert!(e.contains("gumbel"), "{bad}: {e}");
+    }
 }
 
 fn tiny_config(dir: &std::path::Path) -> TrainConfig {
@@ -334,6 +342,27 @@ fn training_configs_are_checked() {
     assert!(e.to_string().contains("simulations"), "{e}");
     let e = TrainConfig::parse("time_limit = \"soon\"\n", "t.toml").unwrap_err();
     assert!(e.to_string().contains("time_limit"), "{e}");
+    // The Gumbel root and playout caps: each key checked by name.
+    for (text, key) in [
+        ("root_selection = \"halving\"\n", "root_selection"),
+        ("gumbel_actions = 0\n", "gumbel_actions"),
+        ("gumbel_value_scale = 0.0\n", "gumbel_value_scale"),
+        ("sims = 16\nfast_sims = 16\n", "fast_sims"),
+        (
+            "fast_sims = 8\nfull_search_share = 0.0\n",
+            "full_search_share",
+        ),
+    ] {
+        let e = TrainConfig::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(e.contains(key), "{text}: {e}");
+    }
+    let gumbel = TrainConfig::parse(
+        "root_selection = \"gumbel\"\nsims = 16\nfast_sims = 4\n",
+        "t.toml",
+    )
+    .unwrap();
+    assert_eq!(gumbel.root_selection, RootSelection::Gumbel);
+    assert!(!gumbel.gumbel_rescale, "not stretched unless asked");
     // Every shipped training config loads, and names a game that exists.
     let configs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
     let mut shipped = 0;
@@ -424,11 +453,12 @@ fn self_play_batches_and_does_not_depend_on_threads() {
     let dir = tempfile::tempdir().unwrap();
     let game = KalahRules::new(4, 2).unwrap();
     let never = AtomicBool::new(false);
-    let stats = |workers: usize| {
+    let stats = |workers: usize, root_selection: RootSelection| {
         let config = TrainConfig {
             workers,
             batch_games: 4,
             games_per_generation: 9,
+            root_selection,
             ..tiny_config(dir.path())
         };
         let trainer = Trainer::new(
@@ -451,7 +481,7 @@ fn self_play_batches_and_does_not_depend_on_threads() {
         assert_eq!(games.into_inner(), 9);
         s
     };
-    let one = stats(1);
+    let one = stats(1, RootSelection::Puct);
     assert_eq!(one.games, 9);
     assert!(one.positions >= 9 * 2, "{one:?}");
     // Every search evaluates at least its root, and at most once a simulation.
@@ -460,14 +490,89 @@ fn self_play_batches_and_does_not_depend_on_threads() {
     // Nine games in groups of at most four (3, 3, 3): several leaves a call.
     assert!(one.mean_batch() > 1.5, "{one:?}");
     assert!(one.batches * 3 >= one.evaluations, "{one:?}");
-    for workers in [2, 3] {
-        let many = stats(workers);
-        assert_eq!(
-            (many.positions, many.evaluations, many.batches),
-            (one.positions, one.evaluations, one.batches),
-            "{workers} workers"
-        );
+    for root in [RootSelection::Puct, RootSelection::Gumbel] {
+        let one = stats(1, root);
+        for workers in [2, 3] {
+            let many = stats(workers, root);
+            assert_eq!(
+                (many.positions, many.evaluations, many.batches),
+                (one.positions, one.evaluations, one.batches),
+                "{workers} workers, {root:?}"
+            );
+        }
     }
+}
+
+/// A Gumbel root's samples carry its improved policy (a distribution over
+/// the legal moves, not visit shares), and with playout cap randomization
+/// only the full searches become samples.
+#[test]
+fn gumbel_self_play_samples_improved_policies_of_full_searches() {
+    let game = KalahRules::new(4, 2).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let net = PolicyValueNet::new(
+        info_for(&game, "kalah:pits=4,seeds=2", 16, 1),
+        Device::Cpu,
+        3,
+    );
+    let play = |config: &TrainConfig| {
+        mancala_neural::selfplay::SelfPlay {
+            game: &game,
+            config,
+            targets: None,
+        }
+        .play_group(&net, 0..8, |i| i as u64, || false, || {})
+        .unwrap()
+        .unwrap()
+    };
+    let gumbel = TrainConfig {
+        root_selection: RootSelection::Gumbel,
+        sims: 8,
+        ..tiny_config(dir.path())
+    };
+    let all = play(&gumbel);
+    let samples: Vec<_> = all.games.iter().flat_map(|(_, s)| s).collect();
+    let (mut choices, mut spread) = (0, 0);
+    for s in &samples {
+        let total: f32 = s.policy.iter().sum();
+        assert!((total - 1.0).abs() < 1e-5, "{:?}", s.policy);
+        assert!(s.policy.iter().all(|&p| p >= 0.0));
+        // Where there was a choice, visit shares of 7 simulations would be
+        // multiples of 1/7; an improved policy almost never is.
+        if s.policy.iter().filter(|&&p| p > 1e-6).count() >= 2 {
+            choices += 1;
+            spread += usize::from(
+                s.policy
+                    .iter()
+                    .any(|p| ((p * 7.0) - (p * 7.0).round()).abs() > 1e-3),
+            );
+        }
+    }
+    assert!(
+        choices * 2 > samples.len(),
+        "{choices} of {}",
+        samples.len()
+    );
+    assert!(spread * 10 > choices * 9, "{spread} of {choices}");
+    // A quarter of the moves searched fully: far fewer samples, and the
+    // fast searches cost fewer evaluations than full ones would.
+    let capped = play(&TrainConfig {
+        fast_sims: 2,
+        full_search_share: 0.25,
+        ..gumbel.clone()
+    });
+    let kept: usize = capped.games.iter().map(|(_, s)| s.len()).sum();
+    let plies_per_eval =
+        |g: &mancala_neural::selfplay::GroupResult, n: usize| g.evaluations as f64 / n as f64;
+    assert!(
+        kept > 0 && kept * 2 < samples.len(),
+        "{kept} of {}",
+        samples.len()
+    );
+    assert!(
+        plies_per_eval(&capped, kept) > plies_per_eval(&all, samples.len()),
+        "a sample of a capped run stands for several moves"
+    );
 }
 
 /// A run stopped in the middle of a generation keeps the last finished
@@ -483,6 +588,10 @@ fn a_run_interrupted_mid_generation_resumes_as_if_never_stopped() {
     let config = TrainConfig {
         generations: 2,
         exact_nodes: 1000,
+        // And a Gumbel root with playout caps, whose draws and coin flips
+        // must come out the same.
+        root_selection: RootSelection::Gumbel,
+        fast_sims: 3,
         ..tiny_config(straight.path())
     };
     Trainer::new(
