@@ -253,6 +253,10 @@ impl TrainConfig {
                 &format!("must be from 1 to {MAX_GUMBEL_ACTIONS}"),
             ));
         }
+        if config.root_selection == RootSelection::Gumbel && config.sims < 2 {
+            // The first simulation expands the root: halving needs more.
+            return Err(bad("sims", "a Gumbel root needs at least 2"));
+        }
         if !(config.gumbel_value_scale > 0.0 && config.gumbel_value_scale <= 10.0) {
             return Err(bad("gumbel_value_scale", "must be above 0 and at most 10"));
         }

@@ -352,6 +352,7 @@ fn training_configs_are_checked() {
             "fast_sims = 8\nfull_search_share = 0.0\n",
             "full_search_share",
         ),
+        ("root_selection = \"gumbel\"\nsims = 1\n", "key `sims`"),
     ] {
         let e = TrainConfig::parse(text, "t.toml").unwrap_err().to_string();
         assert!(e.contains(key), "{text}: {e}");
