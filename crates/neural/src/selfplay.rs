@@ -49,7 +49,7 @@ pub fn groups(games: usize, batch_games: usize) -> Vec<Range<usize>> {
 }
 
 /// Stands in for the network inside the tree searches: their leaves are
-/// evaluated in batches by [`play_group`], never one by one.
+/// evaluated in batches by [`SelfPlay::play_group`], never one by one.
 struct BatchedLeaves;
 
 impl<G: Game> Evaluator<G> for BatchedLeaves {
@@ -290,86 +290,75 @@ impl<G: Game> SelfPlay<'_, G> {
         stopped: impl Fn() -> bool,
         on_game: impl Fn(),
     ) -> Result<Option<GroupResult>, NeuralError> {
-        play_group(self, net, indices, seed_of, stopped, on_game)
-    }
-}
-
-fn play_group<G: Game>(
-    plays: &SelfPlay<'_, G>,
-    net: &PolicyValueNet,
-    indices: Range<usize>,
-    seed_of: impl Fn(usize) -> u64,
-    stopped: impl Fn() -> bool,
-    on_game: impl Fn(),
-) -> Result<Option<GroupResult>, NeuralError> {
-    let (game, config, targets) = (plays.game, plays.config, plays.targets);
-    let (inputs, actions) = (net.info().shape.inputs, net.info().shape.actions);
-    if inputs != game.observation_len() || actions != game.num_actions() {
-        return Err(NeuralError::Mismatch(format!(
-            "the network takes {inputs} inputs and gives {actions} actions, the game has {} and {}",
-            game.observation_len(),
-            game.num_actions()
-        )));
-    }
-    let mut playing: Vec<GameInProgress<G>> = indices
-        .map(|i| GameInProgress::new(game, config, i, seed_of(i)))
-        .collect();
-    let mut result = GroupResult {
-        games: Vec::with_capacity(playing.len()),
-        evaluations: 0,
-        batches: 0,
-        exact: 0,
-    };
-    let mut obs = vec![0.0f32; playing.len() * inputs];
-    let mut waiting: Vec<usize> = Vec::with_capacity(playing.len());
-    while !playing.is_empty() {
-        if stopped() {
-            return Ok(None);
+        let (game, config, targets) = (self.game, self.config, self.targets);
+        let (inputs, actions) = (net.info().shape.inputs, net.info().shape.actions);
+        if inputs != game.observation_len() || actions != game.num_actions() {
+            return Err(NeuralError::Mismatch(format!(
+                "the network takes {inputs} inputs and gives {actions} actions, the game has {} and {}",
+                game.observation_len(),
+                game.num_actions()
+            )));
         }
-        // Bring every game to its next leaf; a game whose search is spent
-        // plays its move first, and a game that ends leaves the group.
-        waiting.clear();
-        let mut t = 0;
-        while t < playing.len() {
-            let one = &mut playing[t];
-            let over = loop {
-                if let Some(leaf) = one.mcts.next_leaf(game) {
-                    let row = waiting.len();
-                    game.observe(leaf, &mut obs[row * inputs..(row + 1) * inputs]);
-                    waiting.push(t);
-                    break false;
+        let mut playing: Vec<GameInProgress<G>> = indices
+            .map(|i| GameInProgress::new(game, config, i, seed_of(i)))
+            .collect();
+        let mut result = GroupResult {
+            games: Vec::with_capacity(playing.len()),
+            evaluations: 0,
+            batches: 0,
+            exact: 0,
+        };
+        let mut obs = vec![0.0f32; playing.len() * inputs];
+        let mut waiting: Vec<usize> = Vec::with_capacity(playing.len());
+        while !playing.is_empty() {
+            if stopped() {
+                return Ok(None);
+            }
+            // Bring every game to its next leaf; a game whose search is spent
+            // plays its move first, and a game that ends leaves the group.
+            waiting.clear();
+            let mut t = 0;
+            while t < playing.len() {
+                let one = &mut playing[t];
+                let over = loop {
+                    if let Some(leaf) = one.mcts.next_leaf(game) {
+                        let row = waiting.len();
+                        game.observe(leaf, &mut obs[row * inputs..(row + 1) * inputs]);
+                        waiting.push(t);
+                        break false;
+                    }
+                    if one.play_searched_move(game, config, targets.is_some()) {
+                        break true;
+                    }
+                };
+                if over {
+                    // The last game moves into slot `t`: its leaf is not taken yet.
+                    let one = playing.swap_remove(t);
+                    let index = one.index;
+                    let (samples, exact) = one.samples(game, config, targets)?;
+                    result.exact += exact;
+                    result.games.push((index, samples));
+                    on_game();
+                } else {
+                    t += 1;
                 }
-                if one.play_searched_move(game, config, targets.is_some()) {
-                    break true;
-                }
-            };
-            if over {
-                // The last game moves into slot `t`: its leaf is not taken yet.
-                let one = playing.swap_remove(t);
-                let index = one.index;
-                let (samples, exact) = one.samples(game, config, targets)?;
-                result.exact += exact;
-                result.games.push((index, samples));
-                on_game();
-            } else {
-                t += 1;
+            }
+            if waiting.is_empty() {
+                continue;
+            }
+            let n = waiting.len();
+            let (logits, values) = net.infer(&obs[..n * inputs], n)?;
+            result.evaluations += n as u64;
+            result.batches += 1;
+            for (row, &t) in waiting.iter().enumerate() {
+                let logits = &logits[row * actions..(row + 1) * actions];
+                playing[t].mcts.finish_leaf(game, |state, priors| {
+                    priors_and_value(game, state, logits, values[row], priors)
+                });
             }
         }
-        if waiting.is_empty() {
-            continue;
-        }
-        let n = waiting.len();
-        let (logits, values) = net.infer(&obs[..n * inputs], n)?;
-        result.evaluations += n as u64;
-        result.batches += 1;
-        for (row, &t) in waiting.iter().enumerate() {
-            let logits = &logits[row * actions..(row + 1) * actions];
-            playing[t].mcts.finish_leaf(game, |state, priors| {
-                priors_and_value(game, state, logits, values[row], priors)
-            });
-        }
+        Ok(Some(result))
     }
-    Ok(Some(result))
 }
 
 /// A move drawn from `policy`, a distribution over the moves.
