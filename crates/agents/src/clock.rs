@@ -82,10 +82,12 @@ impl TimeControl {
                 .ok()
                 .filter(|x: &f64| x.is_finite() && *x >= 0.0)
                 .ok_or_else(|| bad(&format!("the {what} `{s}` is not a number of seconds")))?;
-            let d = Duration::from_secs_f64(x);
-            if d > MAX_CLOCK {
+            // Compared as seconds before any conversion: a `Duration` cannot
+            // hold 2^64 s (`1e20`), and building one would panic.
+            if x > MAX_CLOCK.as_secs_f64() {
                 return Err(bad(&format!("the {what} is over a day")));
             }
+            let d = Duration::from_secs_f64(x);
             // Clocks are kept to the millisecond, as the protocol sends them.
             Ok(Duration::from_millis(d.as_millis() as u64))
         };
@@ -340,6 +342,11 @@ mod tests {
             ("0/10+0", "moves per period"),
             ("x/10+0", "moves per period"),
             ("100000+0", "over a day"),
+            // Past what a `Duration` holds (2^64 s): refused, not a panic.
+            ("1e20+0", "over a day"),
+            ("1+1e300", "over a day"),
+            ("1/1e20+0", "over a day"),
+            ("1e400+0", "base time"),
         ] {
             let e = TimeControl::parse(text).unwrap_err().to_string();
             assert!(e.contains(says), "{text}: {e}");

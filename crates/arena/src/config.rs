@@ -809,6 +809,7 @@ spec = "greedy"
                 "key `time_control`: bad time control '10+'",
             ),
             ("time_control = \"0+0\"", "no time at all"),
+            ("time_control = \"1e20+0\"", "over a day"),
             ("time_margin = \"5ms\"", "no time_control for it"),
             (
                 "time_control = \"1+0\"\ntime_margin = \"soon\"",
