@@ -20,6 +20,12 @@ pub struct ServeArgs {
     /// that reaches it use this one's CPU: the server warns.
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
+    /// A name, besides loopback ones and this machine's addresses, that
+    /// browsers may use to reach the server (repeat it for several): a
+    /// request naming any other host is refused, so that a web page cannot
+    /// point a name of its own at this server and read it.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
     /// A folder of results (tournaments, training runs, first-move
     /// analyses) for the Results view; nothing outside it is read.
     #[arg(long, value_name = "DIR")]
@@ -36,9 +42,18 @@ pub struct ServeArgs {
 pub fn run(args: &ServeArgs) -> Result<()> {
     let mut options = ServeOptions {
         results: args.results.clone(),
-        loopback: args.host.is_loopback(),
+        allowed_hosts: args.allow_hosts.clone(),
         ..ServeOptions::default()
     };
+    if let Some(bad) = args
+        .allow_hosts
+        .iter()
+        .find(|h| h.trim().is_empty() || h.contains([':', '/', ' ', '[', ']']))
+    {
+        return Err(bad_input(format!(
+            "--allow-host '{bad}': give a host name alone, without port or scheme (board.lan)"
+        )));
+    }
     if let Some(threads) = args.threads {
         if threads == 0 {
             return Err(bad_input("--threads: at least 1"));
@@ -58,9 +73,15 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             .map_err(|e| bad_input(format!("cannot listen on {addr}: {e}")))?;
         let local = listener.local_addr()?;
         if !args.host.is_loopback() {
+            let results = match app.results_root() {
+                Some(root) => format!(", and read every results folder under {}", root.display()),
+                None => String::new(),
+            };
             eprintln!(
                 "warning: listening on {} — every machine that reaches this address can use the \
-                 app and this machine's CPU",
+                 app (play and analyse, on this machine's CPU){results}. There is no login. \
+                 Browsers must name the server by this machine's address or a name given with \
+                 --allow-host.",
                 args.host
             );
         }

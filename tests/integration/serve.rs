@@ -117,11 +117,26 @@ fn serve_prints_its_address_answers_and_stops_on_ctrl_c() {
 }
 
 #[test]
-fn serve_off_loopback_warns_and_takes_any_host() {
-    let mut server = serve(&["--host", "0.0.0.0"]);
+fn serve_off_loopback_warns_and_answers_only_its_own_names() {
+    let mut server = serve(&["--host", "0.0.0.0", "--allow-host", "board.lan"]);
     let port = server.addr.rsplit(':').next().unwrap().to_string();
-    let reply = get(&format!("127.0.0.1:{port}"), "/api/info", "example.org");
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    let at = format!("127.0.0.1:{port}");
+    // A page that points a name of its own at this machine is refused,
+    // whatever address the server listens on.
+    let reply = get(&at, "/api/info", &format!("example.org:{port}"));
+    assert!(reply.starts_with("HTTP/1.1 403"), "{reply}");
+    assert!(reply.contains("--allow-host"), "{reply}");
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("board.lan:{port}"),
+        format!("localhost:{port}"),
+    ] {
+        let reply = get(&at, "/api/info", &host);
+        assert!(reply.starts_with("HTTP/1.1 200"), "{host}: {reply}");
+    }
+    // The port must be the server's.
+    let reply = get(&at, "/api/info", "localhost:99999999999");
+    assert!(reply.starts_with("HTTP/1.1 403"), "{reply}");
     let mut first = String::new();
     BufReader::new(&mut server.stderr)
         .read_line(&mut first)
@@ -130,6 +145,7 @@ fn serve_off_loopback_warns_and_takes_any_host() {
         first.starts_with("warning: listening on 0.0.0.0"),
         "{first}"
     );
+    assert!(first.contains("--allow-host"), "{first}");
 }
 
 #[test]
@@ -142,6 +158,14 @@ fn serve_refuses_bad_flags_with_a_clear_message() {
         "no/such/folder",
     ]));
     assert!(e.contains("--results no/such/folder"), "{e}");
+    let e = refused(&mancala(&[
+        "serve",
+        "--port",
+        "0",
+        "--allow-host",
+        "a.lan:80",
+    ]));
+    assert!(e.contains("--allow-host 'a.lan:80'"), "{e}");
     let e = refused(&mancala(&["serve", "--port", "0", "--threads", "0"]));
     assert!(e.contains("--threads"), "{e}");
     let taken = serve(&[]);

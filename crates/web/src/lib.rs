@@ -29,17 +29,20 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use mancala_agents::AgentSpec;
 use mancala_core::{with_game, GameSpec};
+use mancala_registry::AnyAgentSpec;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::json;
 use thiserror::Error;
 
+pub mod host;
 pub mod results;
 pub mod search;
 pub mod server;
 pub mod sowing;
 pub mod views;
 
+use host::HostCheck;
 use results::Root;
 use search::{AnalysisRequest, CancelOnDrop, Searches};
 use views::MAX_PLIES;
@@ -161,10 +164,9 @@ pub struct ServeOptions {
     pub results: Option<PathBuf>,
     /// Searches (agent moves, analyses) that may run at once.
     pub threads: usize,
-    /// Whether the server listens on loopback only: then requests must
-    /// name a loopback host, which stops a web page elsewhere from
-    /// reaching the server through a name it rebinds to 127.0.0.1.
-    pub loopback: bool,
+    /// Names, besides loopback ones and the server's addresses, that
+    /// requests may give as their `Host` (see [`host`]): `--allow-host`.
+    pub allowed_hosts: Vec<String>,
     /// Connections open at once; more wait in the listener's backlog.
     pub max_connections: usize,
     /// Longest a client may take to send a request's headers, on a new
@@ -178,7 +180,7 @@ impl Default for ServeOptions {
         ServeOptions {
             results: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            loopback: true,
+            allowed_hosts: Vec::new(),
             max_connections: server::MAX_CONNECTIONS,
             header_timeout: server::HEADER_TIMEOUT,
         }
@@ -191,7 +193,7 @@ pub struct App {
     searches: Searches,
     /// Permits for reads of results folders.
     reads: Arc<tokio::sync::Semaphore>,
-    loopback: bool,
+    allowed_hosts: Vec<String>,
     max_connections: usize,
     header_timeout: Duration,
 }
@@ -212,7 +214,7 @@ impl App {
             root,
             searches: Searches::new(options.threads),
             reads: Arc::new(tokio::sync::Semaphore::new(MAX_RESULT_READS)),
-            loopback: options.loopback,
+            allowed_hosts: options.allowed_hosts,
             max_connections: options.max_connections.max(1),
             header_timeout: options.header_timeout,
         }))
@@ -236,8 +238,8 @@ impl App {
     }
 }
 
-/// The app's routes.
-pub fn router(app: Arc<App>) -> Router {
+/// The app's routes, answering requests whose `Host` passes `hosts`.
+pub fn router(app: Arc<App>, hosts: HostCheck) -> Router {
     Router::new()
         .route("/", get(|| async { page(&INDEX_HTML) }))
         .route("/app.css", get(|| async { page(&APP_CSS) }))
@@ -260,21 +262,18 @@ pub fn router(app: Arc<App>) -> Router {
         })
         // Bodies are refused past the limit by the body extractor (413, as JSON).
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::clone(&app),
-            guard,
-        ))
+        .layer(axum::middleware::from_fn_with_state(Arc::new(hosts), guard))
         .with_state(app)
 }
 
-/// Headers every answer carries, and the loopback host check.
-async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    if app.loopback && !loopback_host(request.headers()) {
-        return ApiError::Forbidden(
-            "this server answers only requests to a loopback host (127.0.0.1, localhost, [::1]); \
-             start it with --host to serve others"
-                .into(),
-        )
+/// Headers every answer carries, and the host check.
+async fn guard(State(hosts): State<Arc<HostCheck>>, request: Request, next: Next) -> Response {
+    if !named_host_is_ours(&hosts, request.headers()) {
+        return ApiError::Forbidden(format!(
+            "this server answers only requests that name it as one of: {} (start it with \
+             --allow-host NAME to add a name)",
+            hosts.describe()
+        ))
         .into_response();
     }
     let mut response = next.run(request).await;
@@ -296,39 +295,16 @@ async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     response
 }
 
-/// Whether the request's Host names a loopback address (or is absent, as
-/// in HTTP/1.0).
-fn loopback_host(headers: &HeaderMap) -> bool {
-    let Some(host) = headers.get(header::HOST) else {
-        return true;
-    };
-    let Ok(host) = host.to_str() else {
-        return false;
-    };
-    // Two Host headers make the request ambiguous: refused.
-    if headers.get_all(header::HOST).iter().count() > 1 {
-        return false;
+/// Whether the request's one Host header passes `hosts` (a request with
+/// none, as in HTTP/1.0, comes from no browser and passes).
+fn named_host_is_ours(hosts: &HostCheck, headers: &HeaderMap) -> bool {
+    let mut all = headers.get_all(header::HOST).iter();
+    match (all.next(), all.next()) {
+        (None, _) => true,
+        // Two Host headers make the request ambiguous: refused.
+        (Some(_), Some(_)) => false,
+        (Some(host), None) => host.to_str().is_ok_and(|h| hosts.accepts(h)),
     }
-    let port_ok = |rest: &str| {
-        rest.is_empty()
-            || rest
-                .strip_prefix(':')
-                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-    };
-    let (name, rest) = match host.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some(split) => split,
-            None => return false,
-        },
-        None => host.find(':').map_or((host, ""), |i| host.split_at(i)),
-    };
-    if !port_ok(rest) {
-        return false;
-    }
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The environment variable that, for work on the page, serves its three
@@ -589,7 +565,7 @@ async fn analyse(
     }
     let estimator_text = r.agent.as_deref().unwrap_or(search::DEFAULT_ESTIMATOR);
     let estimator = match search::parse_agent(estimator_text)? {
-        mancala_registry::AnyAgentSpec::Classical(a @ AgentSpec::Minimax(_)) => a,
+        AnyAgentSpec::Classical(a @ AgentSpec::Minimax(_)) => a,
         _ => {
             return Err(ApiError::BadRequest(format!(
                 "agent `{estimator_text}`: the estimator is a minimax spec (minimax:depth=10, \
@@ -604,6 +580,10 @@ async fn analyse(
     };
     with_game!(&spec, game => {
         let state = views::position(game, r.position.as_deref())?;
+        // The estimator is an agent built from the request: it passes the
+        // same admission as `/api/agent`'s (its table is capped).
+        app.searches
+            .admit_agent(game, &AnyAgentSpec::Classical(request.estimator.clone()))?;
         let game = *game;
         search(&app, move |app, cancel| {
             search::analyse(&app.searches, &game, &state, &request, cancel)

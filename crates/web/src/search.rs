@@ -462,6 +462,10 @@ pub struct Analysis {
     pub building: bool,
 }
 
+/// The share of an analysis's time that its solver may use; the
+/// estimator has the rest.
+const SOLVER_SHARE: f64 = 0.75;
+
 /// Longest run of forced moves followed before an estimate.
 const MAX_FORCED_PLIES: usize = 256;
 
@@ -496,9 +500,14 @@ pub fn analyse<G: Game>(
     let Some(mover) = game.to_move(state) else {
         return Err(ApiError::Unprocessable("the game is over".into()));
     };
-    // The time counts from here: waiting for a rule set's first solver
-    // build is part of it.
-    let deadline = Instant::now() + request.time;
+    // One deadline for the whole analysis, counted from here (waiting for
+    // a rule set's first solver build is part of it): the thread is held
+    // for at most the time asked. The solver has the first
+    // [`SOLVER_SHARE`] of it; the estimator, needed only for the moves the
+    // solver did not value, what is left. (Each used to have the whole
+    // time, one after the other: twice the time asked.)
+    let end = start + request.time;
+    let deadline = start + request.time.mul_f64(SOLVER_SHARE);
     let (solver, refusal, building) = match searches.solver(game, deadline, cancel) {
         Ok(s) => (Some(s), None, false),
         Err(NoSolver::Refused(why)) => (None, Some(why), false),
@@ -571,17 +580,16 @@ pub fn analyse<G: Game>(
         if let Some(solver) = &solver {
             // The table is warm from the moves' searches: the line costs
             // little, and is skipped if even that runs out of time.
-            let until = Instant::now().max(deadline) + Duration::from_millis(500);
-            if let Ok(solution) = solver.solve_until(state, 1, stop(until)) {
+            if let Ok(solution) = solver.solve_until(state, 1, stop(end)) {
                 pv = solution.pv.iter().map(Move::to_string).collect();
             }
         }
     } else {
         estimator = Some(request.estimator.to_string());
-        // The estimator has the analysis's time again, shared equally
-        // among the moves it values (a depth it does not complete in its
-        // share gives the deepest it did).
-        let until = Instant::now() + request.time;
+        // The estimator has what is left of the analysis's time, shared
+        // equally among the moves it values (a depth it does not complete
+        // in its share gives the deepest it did).
+        let until = end;
         let mut agent: Box<dyn Agent<G>> = request.estimator.build();
         let mut lines = Vec::with_capacity(moves.len());
         let mut left = moves

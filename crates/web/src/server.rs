@@ -16,6 +16,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
+use crate::host::HostCheck;
 use crate::App;
 
 /// Most connections open at once by default; more wait in the listener's
@@ -38,14 +39,16 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// most [`SHUTDOWN_GRACE`]) and returns.
 ///
 /// # Errors
-/// None yet: a failed accept is retried, as it is a client's or a passing
-/// shortage; the `Result` leaves room for a listener that can fail.
+/// A listener whose address cannot be read. A failed accept is retried,
+/// as it is a client's or a passing shortage.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let router = crate::router(Arc::clone(&app));
+    let local = listener.local_addr()?;
+    let hosts = HostCheck::new(local.ip(), local.port(), &app.allowed_hosts);
+    let router = crate::router(Arc::clone(&app), hosts);
     let slots = Arc::new(Semaphore::new(app.max_connections));
     let (closing, closed) = watch::channel(false);
     let mut connections = JoinSet::new();

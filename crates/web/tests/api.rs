@@ -705,15 +705,23 @@ fn bad_requests_get_json_errors_with_their_status() {
         "[::1].evil.example",
         "[::1]evil.example:80",
         "127.0.0.1:80x",
+        // A port that is not the server's, or not a port at all.
+        "localhost:99999999999",
+        "[::1]:1",
     ] {
         let r = raw(
             server.addr,
             format!("GET /api/info HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
                 .as_bytes(),
         );
-        refused(r, 403, "loopback");
+        refused(r, 403, "localhost, 127.0.0.1");
     }
-    for host in ["localhost:8080", "[::1]:1", "127.0.0.1"] {
+    let port = server.addr.port();
+    for host in [
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        "127.0.0.1".to_string(),
+    ] {
         let r = raw(
             server.addr,
             format!("GET /api/info HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
@@ -948,6 +956,62 @@ fn a_search_stops_when_its_client_goes_away() {
     // Left running, the analysis would have held the thread for 10 s or
     // more, and this request would have been refused after 5.
     assert!(waited < Duration::from_secs(3), "waited {waited:?}");
+}
+
+#[test]
+fn an_analysis_holds_its_thread_for_the_time_asked_and_no_longer() {
+    let server = start(1, false);
+    // Kalah(6,6) a few moves in: the solver settles no move with one node
+    // and proves none within the time, so the estimator values them all.
+    // It searches to a depth it cannot reach: the deadline alone ends it.
+    let request = json!({
+        "game": "kalah:pits=6,seeds=6",
+        "position": "7,7,0,7,7,7/6,6,6,6,6,6/1,0/1",
+        "ms": 3000,
+        "nodes": 1,
+        "agent": "minimax:depth=60",
+    });
+    let t0 = Instant::now();
+    let r = ok(post(&server, "/api/analyse", &request));
+    let took = t0.elapsed();
+    assert_eq!(r["exact"], false, "{r}");
+    assert!(
+        r["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["value"].is_number()),
+        "{r}"
+    );
+    // The solver and the estimator share the 3 s (each used to have all
+    // of it, one after the other: 6 s and more).
+    assert!(took < Duration::from_millis(4500), "took {took:?}");
+}
+
+#[test]
+fn an_analysis_estimator_is_admitted_as_an_agent_is() {
+    let server = start(1, false);
+    // A table of 4 GiB for a depth-1 search: refused before it is built,
+    // as `/api/agent` refuses it.
+    let hog = "minimax:depth=1,tt=4096";
+    for (endpoint, body) in [
+        (
+            "/api/analyse",
+            json!({"game": "oware", "ms": 100, "agent": hog}),
+        ),
+        ("/api/agent", json!({"game": "oware", "agent": hog})),
+    ] {
+        refused(
+            post(&server, endpoint, &body),
+            403,
+            "minimax:tt= is at most 256 MiB",
+        );
+    }
+    ok(post(
+        &server,
+        "/api/analyse",
+        &json!({"game": "oware", "ms": 100, "agent": "minimax:depth=1,tt=16"}),
+    ));
 }
 
 #[test]
