@@ -7,6 +7,7 @@
 pub mod adjudication;
 pub mod config;
 pub mod identity;
+pub mod lines;
 pub mod log;
 pub mod merge;
 pub mod moves;

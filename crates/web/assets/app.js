@@ -892,6 +892,9 @@ async function loadFolders() {
       h('td', { text: (f.kinds || [f.kind]).join(', ') }), h('td', { text: f.games === null || f.games === undefined ? '' : f.games }),
       h('td', { text: f.annotated ? 'yes' : 'no' }))));
     if (!r.folders.length) body.append(h('tr', {}, h('td', { colspan: 4, text: 'No results folders under the root.' })));
+    if (r.truncated) {
+      body.append(h('tr', {}, h('td', { colspan: 4, 'data-testid': 'r-truncated', text: `Only the first ${r.max_folders} folders nearest the root are listed; serve a deeper folder with --results to see the rest.` })));
+    }
   } catch (e) {
     rs.folders = [];
     showError(e);

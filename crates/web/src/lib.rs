@@ -595,8 +595,12 @@ async fn analyse(
 
 async fn results_list(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
     let root = app.root()?.clone();
-    let folders = read_results(&app, move || Ok(root.folders())).await?;
-    Ok(Json(json!({ "folders": folders })))
+    let listing = read_results(&app, move || Ok(root.folders())).await?;
+    Ok(Json(json!({
+        "folders": listing.folders,
+        "truncated": listing.truncated,
+        "max_folders": results::MAX_FOLDERS,
+    })))
 }
 
 #[derive(Deserialize)]

@@ -3,13 +3,14 @@
 //! to the root; [`Root::folder`] refuses absolute paths, `..` and links
 //! that lead out.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{BufReader, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 use mancala_analysis::annotate::{GameNotes, ANNOTATIONS};
+use mancala_arena::lines::{count_records, read_capped_line, CappedLine, MAX_RECORD_BYTES};
 use mancala_arena::GameRecord;
 use serde::Serialize;
 
@@ -19,6 +20,10 @@ use crate::ApiError;
 pub const MAX_DEPTH: usize = 4;
 /// Most folders listed.
 pub const MAX_FOLDERS: usize = 1000;
+/// Most folders looked into for a listing (results folders or not).
+pub const MAX_VISITED: usize = 20_000;
+/// Most files and folders checked under a folder before it is read.
+pub const MAX_CHECKED_ENTRIES: usize = 10_000;
 /// Most games a page of the games list holds.
 pub const MAX_PAGE: usize = 500;
 /// Largest file read (a games log of millions of games is for the command line).
@@ -43,6 +48,16 @@ pub struct FolderView {
     pub games: Option<u64>,
     /// Whether `mancala annotate` judged its games.
     pub annotated: bool,
+}
+
+/// The results folders of a root.
+#[derive(Clone, Debug, Serialize)]
+pub struct Listing {
+    /// The folders, sorted by path.
+    pub folders: Vec<FolderView>,
+    /// Whether the listing stopped at [`MAX_FOLDERS`] or [`MAX_VISITED`]:
+    /// deeper folders may be missing.
+    pub truncated: bool,
 }
 
 /// The files that mark each kind of results folder.
@@ -99,23 +114,63 @@ impl Root {
         if !real.is_dir() {
             return Err(ApiError::NotFound(format!("`{rel}` is not a folder")));
         }
-        // The folder's files are read by name (and by the report), so
-        // each must be a plain file inside the root: a link out of it, a
-        // device (/dev/zero) or a pipe, which would block a read for ever,
+        // The folder's files are read by name, and the report reads its
+        // subfolders' too (a training run's `checkpoint/state.json`), so
+        // every entry of the folder and its subfolders must be a plain file
+        // or folder inside the root: a link out of it, a device
+        // (/dev/zero) or a pipe, which would block a read for ever,
         // refuses the folder.
-        if let Ok(entries) = fs::read_dir(&real) {
+        self.check_tree(&real, rel)?;
+        Ok(real)
+    }
+
+    /// Checks every entry under `dir` (to [`MAX_DEPTH`] levels, at most
+    /// [`MAX_CHECKED_ENTRIES`] of them): see [`Root::folder`].
+    fn check_tree(&self, dir: &Path, rel: &str) -> Result<(), ApiError> {
+        let mut pending = vec![(dir.to_path_buf(), 0usize)];
+        let mut checked = 0usize;
+        while let Some((at, depth)) = pending.pop() {
+            let Ok(entries) = fs::read_dir(&at) else {
+                continue;
+            };
             for entry in entries.flatten() {
+                checked += 1;
+                if checked > MAX_CHECKED_ENTRIES {
+                    return Err(ApiError::Unprocessable(format!(
+                        "`{rel}` holds more than {MAX_CHECKED_ENTRIES} files and folders, \
+                         more than the web app checks before reading a folder"
+                    )));
+                }
                 let path = entry.path();
-                if path.is_dir() || self.plain_file(&path) {
+                let inside = path
+                    .canonicalize()
+                    .is_ok_and(|real| real.starts_with(&self.path));
+                // Whether it is a folder, looking through a link (which
+                // must then lead inside the root).
+                let meta = fs::metadata(&path);
+                let is_dir = meta.as_ref().is_ok_and(fs::Metadata::is_dir);
+                let is_file = meta.as_ref().is_ok_and(fs::Metadata::is_file);
+                if inside && is_dir {
+                    // A link to a folder inside the root is walked too:
+                    // what it holds is read through it. (A cycle of links
+                    // ends at the depth bound.)
+                    if depth < MAX_DEPTH {
+                        pending.push((path, depth + 1));
+                    }
                     continue;
                 }
+                if inside && is_file {
+                    continue;
+                }
+                let shown = path.strip_prefix(dir).unwrap_or(&path);
                 return Err(ApiError::Forbidden(format!(
-                    "`{rel}` holds `{}`, which is not a plain file inside the results root",
-                    entry.file_name().to_string_lossy()
+                    "`{rel}` holds `{}`, which is not a plain file or folder inside the results \
+                     root",
+                    shown.display()
                 )));
             }
         }
-        Ok(real)
+        Ok(())
     }
 
     /// Whether `path` is a regular file, or a link to one, inside the root.
@@ -126,15 +181,23 @@ impl Root {
         inside && fs::metadata(path).is_ok_and(|m| m.is_file())
     }
 
-    /// Every results folder under the root, to [`MAX_DEPTH`], sorted by path.
-    /// Links are not followed: a link out of the root lists nothing.
-    pub fn folders(&self) -> Vec<FolderView> {
+    /// The results folders under the root, to [`MAX_DEPTH`], sorted by
+    /// path: looked for breadth first, level by level, so that when the
+    /// listing stops at [`MAX_FOLDERS`] (or at [`MAX_VISITED`] folders
+    /// looked into) the folders near the root are the ones listed, and the
+    /// listing says it stopped. Links are not followed: a link out of the
+    /// root lists nothing.
+    pub fn folders(&self) -> Listing {
         let mut found = Vec::new();
-        let mut stack = vec![(self.path.clone(), 0usize)];
-        while let Some((dir, depth)) = stack.pop() {
-            if found.len() >= MAX_FOLDERS {
+        let mut queue = VecDeque::from([(self.path.clone(), 0usize)]);
+        let mut visited = 0usize;
+        let mut truncated = false;
+        while let Some((dir, depth)) = queue.pop_front() {
+            if found.len() >= MAX_FOLDERS || visited >= MAX_VISITED {
+                truncated = true;
                 break;
             }
+            visited += 1;
             if let Some(view) = self.view(&dir) {
                 found.push(view);
             }
@@ -144,16 +207,21 @@ impl Root {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
-            for entry in entries.flatten() {
-                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-                let hidden = entry.file_name().to_string_lossy().starts_with('.');
-                if is_dir && !hidden {
-                    stack.push((entry.path(), depth + 1));
-                }
-            }
+            let mut children: Vec<PathBuf> = entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| e.path())
+                .collect();
+            // In name order, so that a cut listing is the same at each request.
+            children.sort();
+            queue.extend(children.into_iter().map(|c| (c, depth + 1)));
         }
         found.sort_by(|a, b| a.path.cmp(&b.path));
-        found
+        Listing {
+            folders: found,
+            truncated,
+        }
     }
 
     /// What `dir` holds, if it is a results folder.
@@ -172,17 +240,12 @@ impl Root {
             .collect::<Vec<_>>()
             .join("/");
         let log = dir.join("games.jsonl");
+        // Counted as a stream of bytes: no line is held, whatever its size.
         let games = self
             .plain_file(&log)
             .then(|| fs::File::open(&log).ok())
             .flatten()
-            .map(|f| {
-                BufReader::new(f)
-                    .lines()
-                    .map_while(Result::ok)
-                    .filter(|l| !l.trim().is_empty())
-                    .count() as u64
-            });
+            .and_then(|f| count_records(&mut BufReader::new(f)).ok());
         Some(FolderView {
             path: if path.is_empty() { ".".into() } else { path },
             kind,
@@ -195,9 +258,10 @@ impl Root {
 
 /// Calls `each` on every line of a JSON-lines file of the folder, parsed,
 /// with the line's byte offset, until it says to stop: read as a stream,
-/// so a request holds one line at a time, whatever the file's size. A
-/// torn last line (a run still writing, or killed) is left out; any other
-/// bad line is an error. A missing file has no lines.
+/// so a request holds one line at a time, whatever the file's size, and
+/// no line past [`MAX_RECORD_BYTES`]. A torn last line (a run still
+/// writing, or killed) is left out; any other bad line is an error. A
+/// missing file has no lines.
 fn each_line<T: serde::de::DeserializeOwned>(
     path: &Path,
     mut each: impl FnMut(u64, T) -> ControlFlow<()>,
@@ -220,13 +284,24 @@ fn each_line<T: serde::de::DeserializeOwned>(
     let mut line = Vec::new();
     let mut offset = 0u64;
     for number in 1.. {
-        line.clear();
-        let read = reader.read_until(b'\n', &mut line).map_err(unreadable)?;
-        if read == 0 {
-            break;
-        }
         let at = offset;
-        offset += read as u64;
+        let whole =
+            match read_capped_line(&mut reader, &mut line, MAX_RECORD_BYTES).map_err(unreadable)? {
+                CappedLine::End => break,
+                CappedLine::Line { bytes, whole } => {
+                    offset += bytes;
+                    whole
+                }
+                // Only the last line can lack its line break: a torn one.
+                CappedLine::TooLong { whole: false, .. } => break,
+                CappedLine::TooLong { whole: true, .. } => {
+                    return Err(ApiError::Unprocessable(format!(
+                        "{} line {number} is longer than {} MiB: not a record of this toolkit",
+                        name(),
+                        MAX_RECORD_BYTES >> 20
+                    )))
+                }
+            };
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -237,7 +312,7 @@ fn each_line<T: serde::de::DeserializeOwned>(
                 }
             }
             // Only the last line can lack its newline.
-            Err(_) if line.last() != Some(&b'\n') => break,
+            Err(_) if !whole => break,
             Err(e) => {
                 return Err(ApiError::Unprocessable(format!(
                     "{} line {number}: {e}",
@@ -265,9 +340,11 @@ fn line_at<T: serde::de::DeserializeOwned>(
         .seek(SeekFrom::Start(offset))
         .map_err(|e| damaged(e.to_string()))?;
     let mut line = Vec::new();
-    reader
-        .read_until(b'\n', &mut line)
-        .map_err(|e| damaged(e.to_string()))?;
+    match read_capped_line(reader, &mut line, MAX_RECORD_BYTES) {
+        Ok(CappedLine::Line { .. }) => {}
+        Ok(_) => return Err(damaged("its line is gone or has grown".into())),
+        Err(e) => return Err(damaged(e.to_string())),
+    }
     serde_json::from_slice(&line).map_err(|e| damaged(e.to_string()))
 }
 

@@ -464,7 +464,7 @@ pub struct Analysis {
 
 /// The share of an analysis's time that its solver may use; the
 /// estimator has the rest.
-const SOLVER_SHARE: f64 = 0.75;
+const SOLVER_SHARE: f64 = 0.9;
 
 /// Longest run of forced moves followed before an estimate.
 const MAX_FORCED_PLIES: usize = 256;
