@@ -200,6 +200,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             game,
             &adjudication,
             crate::solve_cmd::default_db_dir().as_deref(),
+            &crate::progress::AnalysisProgress::new(args.json),
         )
         .map_err(|e| bad_input(format!("--adjudicate: {e}")))?;
         if let (Some(a), false) = (&adjudicator, args.json) {

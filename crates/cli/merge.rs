@@ -66,6 +66,7 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             game,
             &config.adjudication,
             crate::solve_cmd::default_db_dir().as_deref(),
+            &crate::progress::AnalysisProgress::new(args.quiet),
         )
         .map_err(|e| bad_input(format!("{origin}: {e}")))?;
         let mut prepared = mancala_arena::tournament::prepare(

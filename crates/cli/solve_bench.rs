@@ -96,7 +96,7 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
     }
     for rules in all {
         let options = args.options(&rules)?;
-        if let Some(note) = crate::solve_cmd::database_note(&rules, &options) {
+        if let Some(note) = crate::solve_cmd::database_note(&rules, &options, threads) {
             eprintln!("{rules}: {note}");
         }
         let mut solver = build_solver(rules, &options, threads)?;

@@ -85,28 +85,16 @@ pub fn default_db_dir() -> Option<std::path::PathBuf> {
     mancala_solver::endgame::default_dir()
 }
 
-/// What the user should know about the database before a long build:
-/// whether it is built now, and where it is kept.
-pub fn database_note<G: ExactGame>(rules: &G, options: &SolverOptions) -> Option<String> {
-    let k = options.endgame_seeds;
-    if k == 0 {
-        return None;
-    }
-    let positions = mancala_solver::endgame::positions(rules.pits(), k).unwrap_or(u64::MAX);
-    Some(match &options.endgame_dir {
-        Some(dir) => {
-            let path = mancala_solver::Endgame::path_in(dir, rules, k);
-            if path.exists() {
-                format!("loading the endgame database from {}", path.display())
-            } else {
-                format!(
-                    "building the endgame database ({positions} positions; once: it is saved as {})",
-                    path.display()
-                )
-            }
-        }
-        None => format!("building the endgame database ({positions} positions, in memory only)"),
-    })
+/// What the user should know about the database before a long build
+/// on `threads` threads: whether it is built now (and about how long that
+/// takes), and where it is kept.
+pub fn database_note<G: ExactGame>(
+    rules: &G,
+    options: &SolverOptions,
+    threads: usize,
+) -> Option<String> {
+    mancala_solver::DatabasePlan::new(rules, options.endgame_seeds, options.endgame_dir.as_deref())
+        .map(|plan| plan.describe(threads))
 }
 
 /// Builds the solver for `rules` (Kalah or Congkak), its database on
@@ -193,7 +181,7 @@ fn announce<G: ExactGame>(args: &SolveArgs, rules: &G, options: &SolverOptions) 
         },
         args.threads()
     );
-    if let Some(note) = database_note(rules, options) {
+    if let Some(note) = database_note(rules, options, args.threads()) {
         eprintln!("{note}");
     }
 }

@@ -147,6 +147,7 @@ fn run_tournament<G: Game>(
         game,
         &config.adjudication,
         crate::solve_cmd::default_db_dir().as_deref(),
+        &crate::progress::AnalysisProgress::new(args.quiet),
     )
     .map_err(|e| bad_input(format!("{origin}: {e}")))?;
     if let (Some(a), false) = (&adjudicator, args.quiet) {

@@ -237,3 +237,48 @@ fn a_match_adjudicates_and_bad_adjudication_is_refused() {
     let e = refused(&tournament(&cfg, &tmp.path().join("y"), &[]));
     assert!(e.contains("nodes"), "{e}");
 }
+
+#[test]
+fn exact_adjudication_says_what_database_it_builds_before_building_it() {
+    let db = TempDir::new().unwrap();
+    let run = || {
+        crate::util::command()
+            .env("MANCALA_DB_DIR", db.path())
+            .args([
+                "match",
+                "greedy",
+                "random",
+                "--game",
+                GAME,
+                "--games",
+                "2",
+                "--adjudicate",
+                "exact",
+            ])
+            .output()
+            .unwrap()
+    };
+    let first = succeeded(run());
+    let err = crate::util::stderr(&first);
+    let said = err
+        .find("exact adjudication of kalah:pits=4,seeds=3: building the endgame database (up to")
+        .unwrap_or_else(|| panic!("{err}"));
+    // Its size, the time it should take, and where it is kept, before the
+    // build's own report.
+    let note = err[said..].lines().next().unwrap();
+    assert!(
+        note.contains(" positions, ") && note.contains(" MiB; about ") && note.contains(" thread"),
+        "{note}"
+    );
+    assert!(note.contains(&db.path().display().to_string()), "{note}");
+    let built = err.find("exact adjudication: positions").unwrap();
+    assert!(said < built, "{err}");
+    // The next run loads it, and says so.
+    let err = crate::util::stderr(&succeeded(run()));
+    assert!(
+        err.contains(
+            "exact adjudication of kalah:pits=4,seeds=3: loading the endgame database (up to"
+        ),
+        "{err}"
+    );
+}

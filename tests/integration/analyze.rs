@@ -982,10 +982,19 @@ fn fair_says_its_budget_does_not_cover_the_database_build() {
         assert!(o.status.success(), "{}", stderr(&o));
         o
     };
-    let text = stdout(&run(false));
+    let first = run(false);
+    let text = stdout(&first);
     assert!(
         text.contains("endgame database ready in") && text.contains("(not counted in --budget)"),
         "{text}"
+    );
+    // Before it starts, the command says what it builds and about how long
+    // that takes, so that a big board's build is no surprise.
+    let err = stderr(&first);
+    assert!(
+        err.contains("kalah:pits=2,seeds=2: building the endgame database (up to")
+            && err.contains("; about "),
+        "{err}"
     );
     let v: Value = serde_json::from_slice(&run(true).stdout).unwrap();
     let set = &v["rule_sets"][0];

@@ -11,9 +11,9 @@ use std::time::Instant;
 use mancala_arena::config::AdjudicationConfig;
 use mancala_arena::Adjudicator;
 use mancala_core::{CongkakRules, Game, KalahRules, Leftover};
-use mancala_solver::{exact_solver, ExactGame, ExactSolver, SolverOptions};
+use mancala_solver::{exact_solver, DatabasePlan, ExactGame, ExactSolver, SolverOptions};
 
-use crate::{bad_input, solver_options, solver_refused, Result};
+use crate::{bad_input, solver_options, solver_refused, Observer, Result};
 
 /// The solver's values as a tournament's adjudicator.
 pub struct ExactAdjudicator<G: Game> {
@@ -114,8 +114,27 @@ pub(crate) fn exact_options<G: Game>(
     )))
 }
 
+/// The endgame database that a solver of `rules` with `options` loads or
+/// builds (`None`: none, or rules without a database).
+pub(crate) fn exact_database_plan<G: Game>(
+    rules: &G,
+    options: &SolverOptions,
+) -> Option<DatabasePlan> {
+    let any = rules as &dyn Any;
+    let dir = options.endgame_dir.as_deref();
+    if let Some(kalah) = any.downcast_ref::<KalahRules>() {
+        return DatabasePlan::new(kalah, options.endgame_seeds, dir);
+    }
+    if let Some(congkak) = any.downcast_ref::<CongkakRules>() {
+        return DatabasePlan::new(congkak, options.endgame_seeds, dir);
+    }
+    None
+}
+
 /// The adjudicator of `config` for `rules` (`None` when exact adjudication
 /// is off), its database loaded from (or built and kept in) `db_dir`.
+/// What is loaded or built, and about how long a build takes, is told to
+/// `observer` first: on a big board the build takes minutes.
 ///
 /// # Errors
 /// [`crate::AnalysisError::BadInput`] for rules the solver does not take,
@@ -124,6 +143,7 @@ pub fn exact_adjudicator<G: Game>(
     rules: &G,
     config: &AdjudicationConfig,
     db_dir: Option<&Path>,
+    observer: &dyn Observer,
 ) -> Result<Option<ExactAdjudicator<G>>> {
     if !config.exact {
         return Ok(None);
@@ -139,6 +159,14 @@ pub fn exact_adjudicator<G: Game>(
         ));
     }
     let options = exact_options(rules, config.db_seeds, db_dir, "adjudication.exact")?;
+    if let Some(plan) = exact_database_plan(rules, &options) {
+        // The database is built on the global pool, one thread a core.
+        let threads = rayon::current_num_threads();
+        observer.message(&format!(
+            "exact adjudication of {rules}: {}",
+            plan.describe(threads)
+        ));
+    }
     let t0 = Instant::now();
     let solver = exact_solver(rules, &options).map_err(solver_refused)?;
     let seeds = options.endgame_seeds;

@@ -196,7 +196,6 @@ pub fn balanced_book<G: ExactGame>(
         options.db_dir.as_deref(),
     )?;
     let pool = crate::thread_pool(options.threads)?;
-    observer.message(&format!("{rules}: building the solver..."));
     let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
     let database_seconds = solver
         .endgame()

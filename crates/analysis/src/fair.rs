@@ -254,7 +254,6 @@ pub fn fair_starts(
             options.db_seeds,
             options.db_dir.as_deref(),
         )?;
-        observer.message(&format!("{rules}: building the solver..."));
         // One solver per rule set: its table carries over from candidate
         // to candidate (they share most of their positions).
         let solver =

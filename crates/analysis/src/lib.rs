@@ -209,13 +209,26 @@ pub fn solver_options<G: ExactGame>(
 }
 
 /// A solver for `rules` built on `pool`, whose threads build its database;
-/// a database built but not saved is told to `observer` as a warning.
+/// the database it loads or builds is told to `observer` first, and one
+/// built but not saved as a warning.
 pub(crate) fn build_solver<G: ExactGame>(
     rules: G,
     options: &SolverOptions,
     pool: &rayon::ThreadPool,
     observer: &dyn Observer,
 ) -> std::result::Result<mancala_solver::Solver<G>, mancala_solver::SolveError> {
+    // What is built, how big and about how long, before it starts: a big
+    // board's database takes minutes.
+    if let Some(plan) = mancala_solver::DatabasePlan::new(
+        &rules,
+        options.endgame_seeds,
+        options.endgame_dir.as_deref(),
+    ) {
+        observer.message(&format!(
+            "{rules}: {}",
+            plan.describe(pool.current_num_threads())
+        ));
+    }
     let solver = pool.install(|| mancala_solver::Solver::new(rules, options))?;
     if let Some(e) = solver.endgame_not_saved() {
         observer.warning(&format!(

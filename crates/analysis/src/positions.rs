@@ -128,7 +128,6 @@ pub fn exact_positions(
         options.db_seeds,
         options.db_dir.as_deref(),
     )?;
-    observer.message(&format!("{rules}: building the solver..."));
     let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
     let t1 = Instant::now();
     let until = StopCondition {

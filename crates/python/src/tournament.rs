@@ -191,6 +191,8 @@ fn run_on<G: Game>(
         game,
         &config.adjudication,
         mancala_solver::endgame::default_dir().as_deref(),
+        // Python has no progress line to print it on.
+        &(),
     )
     .map_err(|e| Failure::Input(format!("{origin}: {e}")))?;
     Ok(tournament::run(

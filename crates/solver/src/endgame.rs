@@ -188,6 +188,98 @@ pub fn positions(pits: usize, max_seeds: usize) -> Option<u64> {
     binomial(max_seeds + 2 * pits, 2 * pits)
 }
 
+/// Positions a database build values a second on one thread, for the
+/// estimate told before a build (never for a decision). Measured with the
+/// release build on the project's 2-core machine, 2 threads, the machine
+/// partly busy: Kalah(6) to 16 seeds, 30.4 M positions in 11.05 s, and
+/// Kalah(15) to 7 seeds, 10.3 M in 3.93 s (`mancala solve --game
+/// kalah:pits=15,seeds=2 --position POS --db-seeds 7 --no-db-cache`, POS
+/// one seed a side). A little under that, so that the estimate errs long.
+pub const BUILD_POSITIONS_PER_SECOND: f64 = 1.2e6;
+
+/// What getting a database will take, told before a long build starts:
+/// how many positions, whether they are loaded or built, and where a build
+/// is saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatabasePlan {
+    /// Seeds in its fullest level.
+    pub seeds: usize,
+    /// Positions it holds (a byte each in memory).
+    pub positions: u64,
+    /// The file it is loaded from, or saved to once built (`None`: built
+    /// in memory only).
+    pub path: Option<PathBuf>,
+    /// Whether it is loaded from `path` rather than built.
+    pub load: bool,
+}
+
+impl DatabasePlan {
+    /// The plan of a database of up to `seeds` seeds for `rules`, kept in
+    /// `dir` (`None` when `seeds` is 0: no database).
+    pub fn new<G: ExactGame>(rules: &G, seeds: usize, dir: Option<&Path>) -> Option<DatabasePlan> {
+        if seeds == 0 {
+            return None;
+        }
+        let seeds = seeds.min(MAX_DB_SEEDS);
+        let path = dir.map(|d| Endgame::path_in(d, rules, seeds));
+        Some(DatabasePlan {
+            seeds,
+            positions: positions(rules.pits(), seeds).unwrap_or(u64::MAX),
+            load: path.as_ref().is_some_and(|p| p.exists()),
+            path,
+        })
+    }
+
+    /// About how long a build takes on `threads` threads.
+    pub fn build_estimate(&self, threads: usize) -> Duration {
+        let rate = BUILD_POSITIONS_PER_SECOND * threads.max(1) as f64;
+        Duration::try_from_secs_f64(self.positions as f64 / rate).unwrap_or(Duration::MAX)
+    }
+
+    /// One line for the user: what is built or loaded, its size, and for a
+    /// build about how long it takes on `threads` threads.
+    pub fn describe(&self, threads: usize) -> String {
+        let mib = self.positions.div_ceil(1 << 20);
+        let size = format!(
+            "up to {} seeds, {} positions, {mib} MiB",
+            self.seeds, self.positions
+        );
+        match (&self.path, self.load) {
+            (Some(path), true) => {
+                format!(
+                    "loading the endgame database ({size}) from {}",
+                    path.display()
+                )
+            }
+            (path, _) => {
+                let kept = match path {
+                    Some(path) => format!("once: it is saved as {}", path.display()),
+                    None => "in memory only".to_string(),
+                };
+                format!(
+                    "building the endgame database ({size}; about {} on {threads} thread{}; {kept})",
+                    rough_duration(self.build_estimate(threads)),
+                    if threads == 1 { "" } else { "s" }
+                )
+            }
+        }
+    }
+}
+
+/// A duration to the nearest unit a person reads: `3 s`, `4 min`, `2 h`.
+fn rough_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1.0 {
+        "a second".to_string()
+    } else if s < 120.0 {
+        format!("{:.0} s", s)
+    } else if s < 2.0 * 3600.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{:.0} h", s / 3600.0)
+    }
+}
+
 fn binomial(n: usize, k: usize) -> Option<u64> {
     let k = k.min(n - k.min(n));
     let mut r: u128 = 1;
@@ -656,6 +748,34 @@ impl<G: ExactGame> Endgame<G> {
 mod tests {
     use super::*;
     use mancala_core::KalahRules;
+
+    #[test]
+    fn a_plan_says_what_is_built_and_about_how_long_it_takes() {
+        let rules = KalahRules::new(15, 2).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let plan = DatabasePlan::new(&rules, 10, Some(dir.path())).unwrap();
+        // C(40, 30) placements of up to 10 seeds in 30 pits.
+        assert_eq!(plan.positions, 847_660_528);
+        assert!(!plan.load);
+        let told = plan.describe(2);
+        assert!(
+            told.starts_with("building the endgame database (up to 10 seeds, 847660528 positions, 809 MiB; about 6 min on 2 threads; once: it is saved as "),
+            "{told}"
+        );
+        assert_eq!(DatabasePlan::new(&rules, 0, None), None);
+        let small = DatabasePlan::new(&rules, 2, None).unwrap();
+        assert!(small
+            .describe(1)
+            .ends_with("about a second on 1 thread; in memory only)"));
+        // Once saved, it is loaded.
+        let saved = Endgame::load_or_build(&rules, 2, dir.path()).unwrap().0;
+        drop(saved);
+        let plan = DatabasePlan::new(&rules, 2, Some(dir.path())).unwrap();
+        assert!(plan.load);
+        assert!(plan
+            .describe(2)
+            .starts_with("loading the endgame database (up to 2 seeds"));
+    }
 
     #[test]
     fn ranks_number_placements_without_gaps() {

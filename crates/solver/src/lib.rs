@@ -61,7 +61,7 @@ use mancala_core::{KalahRules, Move, Player};
 use serde::{Deserialize, Serialize};
 
 pub use agent::{agent_options, Perfect, PerfectError, PerfectSpec};
-pub use endgame::{Endgame, EndgameError};
+pub use endgame::{DatabasePlan, Endgame, EndgameError};
 pub use error::SolveError;
 pub use exact::{exact_solver, ExactSolver};
 pub use game::ExactGame;
