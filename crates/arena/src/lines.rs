@@ -35,6 +35,22 @@ pub enum CappedLine {
     },
 }
 
+/// The reader's next buffered bytes (empty at the end of the input), a
+/// read interrupted by a signal retried.
+fn next_chunk(input: &mut impl BufRead) -> io::Result<&[u8]> {
+    loop {
+        match input.fill_buf() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+            Ok(_) => break,
+        }
+    }
+    // The bytes are buffered now: this returns them without reading. (The
+    // slice cannot be returned from inside the loop: the borrow checker
+    // would hold `input` borrowed across the retries.)
+    input.fill_buf()
+}
+
 /// Reads the next line of `input` into `line` (cleared first), holding at
 /// most `cap` bytes of it; the line break is kept in the buffer when
 /// there is one.
@@ -50,11 +66,7 @@ pub fn read_capped_line(
     let mut bytes = 0u64;
     let mut too_long = false;
     loop {
-        let chunk = match input.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let chunk = next_chunk(input)?;
         if chunk.is_empty() {
             return Ok(match (bytes, too_long) {
                 (0, _) => CappedLine::End,
@@ -103,11 +115,7 @@ pub fn count_records(input: &mut impl BufRead) -> io::Result<u64> {
     let mut count = 0u64;
     let mut seen_content = false;
     loop {
-        let chunk = match input.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let chunk = next_chunk(input)?;
         if chunk.is_empty() {
             return Ok(count + u64::from(seen_content));
         }
