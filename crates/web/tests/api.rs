@@ -1204,12 +1204,7 @@ fn a_log_in_finishing_order_with_a_torn_last_line_is_listed_in_id_order() {
         dir.join("annotations.jsonl"),
     )
     .unwrap();
-    let options = ServeOptions {
-        results: Some(root.path().to_path_buf()),
-        threads: 1,
-        ..ServeOptions::default()
-    };
-    let server = start_with(options, Some(root));
+    let server = serving(root);
     let mut ids: Vec<u64> = lines
         .iter()
         .map(|l| {
