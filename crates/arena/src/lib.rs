@@ -12,6 +12,7 @@ pub mod log;
 pub mod merge;
 pub mod moves;
 pub mod openings;
+pub mod pairs;
 pub mod record;
 pub mod report;
 pub mod runner;
