@@ -350,3 +350,42 @@ fn annotate_agrees_with_analyze_exact_positions_where_they_meet() {
     }
     assert!(met >= 5, "the two sets share only {met} positions");
 }
+
+#[test]
+fn a_second_annotate_of_a_busy_folder_is_refused_and_writes_nothing() {
+    let tmp = TempDir::new().unwrap();
+    let dir = folder(tmp.path(), 6);
+    ok(&["annotate", path(&dir), "--quiet", "--threads", "1"]);
+    // Half the lines, as a run still at work would have left: a second run
+    // let in would append to them while the first does.
+    let text = fs::read_to_string(dir.join("annotations.jsonl")).unwrap();
+    let half: String = text.lines().take(9).map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("annotations.jsonl"), &half).unwrap();
+    let accuracy = fs::read(dir.join("accuracy.json")).unwrap();
+
+    // Hold the folder's lock as a running tournament or annotate does.
+    let lock = fs::File::options()
+        .read(true)
+        .write(true)
+        .open(dir.join(".lock"))
+        .expect("the tournament leaves its lock file");
+    lock.try_lock().expect("nobody else holds it");
+    let started = Instant::now();
+    let e = refused(&mancala(&["annotate", path(&dir), "--quiet"]));
+    assert!(started.elapsed() < Duration::from_secs(10), "not at once");
+    assert!(e.contains("in use by another run"), "{e}");
+    assert!(e.contains(path(&dir)), "the message names no folder: {e}");
+    assert_eq!(
+        fs::read_to_string(dir.join("annotations.jsonl")).unwrap(),
+        half
+    );
+    assert_eq!(fs::read(dir.join("accuracy.json")).unwrap(), accuracy);
+
+    // Once it is free, the run resumes to the whole file.
+    drop(lock);
+    ok(&["annotate", path(&dir), "--quiet", "--threads", "1"]);
+    assert_eq!(
+        fs::read_to_string(dir.join("annotations.jsonl")).unwrap(),
+        text
+    );
+}

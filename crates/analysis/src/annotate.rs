@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use mancala_arena::stats::wilson_interval;
-use mancala_arena::GameRecord;
+use mancala_arena::{FolderLock, GameRecord};
 use mancala_core::{Game, Move};
 use mancala_solver::{exact_solver, ExactSolver};
 use serde::{Deserialize, Serialize};
@@ -75,13 +75,16 @@ pub struct GameNotes {
     pub moves: Vec<MoveNote>,
 }
 
-/// A folder's annotations.
-#[derive(Clone, Debug)]
+/// A folder's annotations, and the folder's lock while they live: the
+/// run that annotated the folder writes its accuracy ([`write_accuracy`])
+/// before another run may touch it.
+#[derive(Debug)]
 pub struct Annotations {
     /// Every game's notes, in id order.
     pub games: Vec<GameNotes>,
     /// Seeds in the game the folder plays (for its phases, see [`phase`]).
     pub total_seeds: u32,
+    _lock: FolderLock,
 }
 
 /// Annotates every game of `dir`'s `games.jsonl` into
@@ -89,10 +92,14 @@ pub struct Annotations {
 /// last line is dropped), and returns every game's notes.
 /// Games are judged in parallel on `threads` threads; a raised `stop`
 /// ends the run after the games in progress (their lines written).
+/// The folder's lock (the one tournaments and analyses take) is held from
+/// before the annotations are read until the returned value is dropped.
 ///
 /// # Errors
-/// A folder without games, games of a game the solver does not take, a
-/// file of other settings, or I/O; [`AnalysisError::Interrupted`] on a stop.
+/// A folder without games, a folder another run holds (a tournament still
+/// playing it, or another annotate), games of a game the solver does not
+/// take, a file of other settings, or I/O; [`AnalysisError::Interrupted`]
+/// on a stop.
 pub fn annotate_folder(
     dir: &Path,
     options: &AnnotateOptions,
@@ -102,6 +109,11 @@ pub fn annotate_folder(
     stop: &AtomicBool,
 ) -> Result<Annotations> {
     let mut records = read_games(dir)?;
+    // Two runs appending to one annotations file interleave their lines,
+    // and the next run refuses the file: the second run must stop here.
+    // The games were read before the lock, but a run writing them (a
+    // tournament) holds it too, so they are refused all the same.
+    let lock = FolderLock::take(dir).map_err(|e| bad_input(e.to_string()))?;
     records.sort_by_key(|r| r.id);
     let spec: mancala_core::GameSpec = records[0].game.parse().map_err(|e| {
         bad_input(format!(
@@ -120,7 +132,7 @@ pub fn annotate_folder(
     }
     mancala_core::with_game!(&spec, game => {
         let games = annotate_games(game, dir, &records, options, threads, db_dir, observer, stop)?;
-        Ok(Annotations { games, total_seeds: game.total_seeds() as u32 })
+        Ok(Annotations { games, total_seeds: game.total_seeds() as u32, _lock: lock })
     })
 }
 
