@@ -389,3 +389,110 @@ fn a_second_annotate_of_a_busy_folder_is_refused_and_writes_nothing() {
         text
     );
 }
+
+/// Writes `dir/annotations.jsonl` as the first `keep` lines of `whole`,
+/// line `edit` changed by `change` (a resumed run keeps them all).
+fn edit_kept_line(dir: &Path, whole: &str, keep: usize, edit: usize, change: impl Fn(&mut Value)) {
+    let mut lines: Vec<Value> = whole
+        .lines()
+        .take(keep)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    change(&mut lines[edit]);
+    let kept: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("annotations.jsonl"), kept).unwrap();
+}
+
+#[test]
+fn a_resumed_annotate_refuses_kept_lines_a_clean_run_would_not_write() {
+    let tmp = TempDir::new().unwrap();
+    let dir = folder(tmp.path(), 6);
+    ok(&["annotate", path(&dir), "--quiet", "--threads", "1"]);
+    let whole = fs::read_to_string(dir.join("annotations.jsonl")).unwrap();
+    let accuracy = fs::read(dir.join("accuracy.json")).unwrap();
+    let refuse = |what: &str| {
+        let e = refused(&mancala(&["annotate", path(&dir), "--quiet"]));
+        assert!(e.contains("annotations.jsonl"), "{what}: {e}");
+        assert!(e.contains("line 3"), "{what}: the line is not named: {e}");
+        assert_eq!(
+            fs::read(dir.join("accuracy.json")).unwrap(),
+            accuracy,
+            "{what}: the accuracy was rewritten"
+        );
+        e
+    };
+
+    // A loss of 99 seeds on a board of 24 (the edit the review made).
+    edit_kept_line(&dir, &whole, 5, 2, |l| l["moves"][0]["loss"] = 99.into());
+    let e = refuse("a loss of 99");
+    assert!(e.contains("99"), "{e}");
+    // A value beyond the board's seeds, loss and played kept in step.
+    edit_kept_line(&dir, &whole, 5, 2, |l| {
+        let m = &mut l["moves"][0];
+        let value = m["value"].as_i64().unwrap();
+        m["value"] = (value + 40).into();
+        m["loss"] = (m["loss"].as_i64().unwrap() + 40).into();
+        m["blunder"] = (m["played"].as_i64().unwrap().signum() < (value + 40).signum()).into();
+    });
+    refuse("a value of more than 24");
+    // A ply the game does not have.
+    edit_kept_line(&dir, &whole, 5, 2, |l| l["moves"][0]["ply"] = 400.into());
+    refuse("ply 400");
+
+    // The moves of another game: this game's moves are not those.
+    let lines: Vec<Value> = whole
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let other = lines
+        .iter()
+        .find(|l| l["moves"][0]["move"] != lines[2]["moves"][0]["move"])
+        .unwrap()["moves"]
+        .clone();
+    edit_kept_line(&dir, &whole, 5, 2, |l| l["moves"] = other.clone());
+    let e = refuse("another game's moves");
+    assert!(e.contains("move"), "{e}");
+    // One move changed: not the game's move at that ply.
+    edit_kept_line(&dir, &whole, 5, 2, |l| {
+        let mv = &mut l["moves"][0]["move"];
+        *mv = if *mv == "1" { "2" } else { "1" }.into();
+    });
+    let e = refuse("another move");
+    assert!(e.contains("is not the game's move there"), "{e}");
+    // The seat that moved, changed.
+    edit_kept_line(&dir, &whole, 5, 2, |l| {
+        let seat = l["moves"][0]["seat"].as_u64().unwrap();
+        l["moves"][0]["seat"] = (1 - seat).into();
+    });
+    refuse("the other seat");
+    // The game's moves changed under the notes: the record is not the
+    // one annotated.
+    let games_text = fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    edit_kept_line(&dir, &whole, 5, 0, |_| {});
+    let mut records = games(&dir);
+    records.sort_by_key(|r| r["id"].as_u64().unwrap());
+    let id = records[2]["id"].clone();
+    let changed: String = games_text
+        .lines()
+        .map(|l| {
+            let mut r: Value = serde_json::from_str(l).unwrap();
+            if r["id"] == id {
+                r["players"] = serde_json::json!(["random", "random"]);
+            }
+            format!("{r}\n")
+        })
+        .collect();
+    fs::write(dir.join("games.jsonl"), changed).unwrap();
+    refuse("the record's players changed");
+    fs::write(dir.join("games.jsonl"), &games_text).unwrap();
+
+    // Untouched (the kept lines rewritten by `Value`, keys reordered),
+    // the same notes resume to the whole file's.
+    edit_kept_line(&dir, &whole, 5, 0, |_| {});
+    ok(&["annotate", path(&dir), "--quiet"]);
+    let expected: Vec<GameNotes> = whole
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(notes(&dir) == expected, "the resumed notes differ");
+}

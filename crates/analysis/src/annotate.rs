@@ -149,7 +149,7 @@ fn annotate_games<G: Game>(
 ) -> Result<Vec<GameNotes>> {
     let settings_path = dir.join(SETTINGS);
     let path = dir.join(ANNOTATIONS);
-    let mut done = resume(&path, &settings_path, options, records)?;
+    let mut done = resume(game, &path, &settings_path, options, records)?;
     let solver_options =
         crate::adjudication::exact_options(game, options.db_seeds, db_dir, "annotate")?;
     let pool = crate::thread_pool(threads)?;
@@ -235,8 +235,15 @@ fn read_games(dir: &Path) -> Result<Vec<GameRecord>> {
 
 /// The notes an earlier run wrote for the first games of `records` (a torn
 /// last line, from a run killed while writing it, cut off), after a check
-/// that they were made with `options`.
-fn resume(
+/// that they were made with `options` and that each line is one a clean
+/// run writes for its game ([`check_kept`]).
+///
+/// A line that fails is refused, naming the line and what is wrong, as a
+/// resumed first-move analysis refuses a row (`resume.rs`): re-annotating
+/// it instead would hide that the file was edited or the games rewritten,
+/// and the lines after it may be as wrong.
+fn resume<G: Game>(
+    game: &G,
     path: &Path,
     settings_path: &Path,
     options: &AnnotateOptions,
@@ -270,7 +277,19 @@ fn resume(
             why: format!("line {}: {e}", i + 1),
         })?;
         match records.get(i) {
-            Some(r) if r.id == n.id => done.push(n),
+            Some(r) if r.id == n.id => {
+                check_kept(game, r, &n).map_err(|why| AnalysisError::Damaged {
+                    path: path.to_path_buf(),
+                    why: format!(
+                        "line {}: game {}: {why}; a clean run does not write this line (delete \
+                         it and the lines after it to annotate those games again, or delete the \
+                         file to start over)",
+                        i + 1,
+                        n.id
+                    ),
+                })?;
+                done.push(n);
+            }
             _ => {
                 return Err(AnalysisError::Damaged {
                     path: path.to_path_buf(),
@@ -294,6 +313,156 @@ fn resume(
             .map_err(io_error("truncate", path))?;
     }
     Ok(done)
+}
+
+/// What is wrong with the kept notes of `record`, if anything. A clean run
+/// writes one note per move after the opening, each the game's move at its
+/// ply by the seat that made it, with the seeds then in the pits: replaying
+/// the game checks that the notes are of this game as it is recorded now.
+/// The values are not solved again (that is the work a resume saves), but
+/// they must be margins the board's seeds allow, and the loss, best moves
+/// and blunder mark must be the ones they give.
+fn check_kept<G: Game>(
+    game: &G,
+    record: &GameRecord,
+    notes: &GameNotes,
+) -> std::result::Result<(), String> {
+    if notes.players != record.players {
+        return Err(format!(
+            "players {:?} are not the game's {:?}",
+            notes.players, record.players
+        ));
+    }
+    let mut state = match &record.start {
+        Some(text) => game
+            .parse_position(text)
+            .map_err(|e| format!("the game's start position: {e}"))?,
+        None => game.start(),
+    };
+    let opening = record.opening_moves.split_whitespace().count();
+    let tokens: Vec<&str> = record.moves.split_whitespace().collect();
+    let judged = tokens.len().saturating_sub(opening);
+    if notes.moves.len() != judged {
+        return Err(format!(
+            "{} notes, where the game has {judged} moves after its opening",
+            notes.moves.len()
+        ));
+    }
+    for (k, token) in tokens.iter().enumerate() {
+        let mv: Move = token
+            .parse()
+            .map_err(|e| format!("the game's move {}: {e}", k + 1))?;
+        let mover = game
+            .to_move(&state)
+            .ok_or_else(|| format!("the game's move {} comes after its end", k + 1))?;
+        if let Some(note) = k.checked_sub(opening).map(|j| &notes.moves[j]) {
+            let ply = k as u32 + 1;
+            if note.ply != ply {
+                return Err(format!(
+                    "the note of the game's move {ply} says ply {}",
+                    note.ply
+                ));
+            }
+            if note.mv != *token {
+                return Err(format!(
+                    "ply {ply}: move {} is not the game's move there ({token})",
+                    note.mv
+                ));
+            }
+            if note.seat != mover.index() {
+                return Err(format!(
+                    "ply {ply}: seat {} did not move there, seat {} did",
+                    note.seat,
+                    mover.index()
+                ));
+            }
+            check_note(game, &state, mv, note).map_err(|why| format!("ply {ply}: {why}"))?;
+        }
+        game.try_play(&mut state, mv)
+            .map_err(|e| format!("the game's move {}: {e}", k + 1))?;
+    }
+    Ok(())
+}
+
+/// What is wrong with `note`, the judgement of `mv` in `state`, if
+/// anything: its seeds in the pits, values within the board's seeds, and
+/// the loss, best moves and blunder mark that follow from its values.
+fn check_note<G: Game>(
+    game: &G,
+    state: &G::State,
+    mv: Move,
+    note: &MoveNote,
+) -> std::result::Result<(), String> {
+    let in_pits = seeds_in_pits(game, state);
+    if note.seeds_left != in_pits {
+        return Err(format!(
+            "{} seeds left in the pits, where the game has {in_pits}",
+            note.seeds_left
+        ));
+    }
+    let seeds = game.total_seeds() as i32;
+    for (name, v) in [("value", note.value), ("played", note.played)] {
+        if let Some(v) = v.filter(|v| v.abs() > seeds) {
+            return Err(format!(
+                "{name} {v:+} is not a margin on a board of {seeds} seeds"
+            ));
+        }
+    }
+    let both = note.value.zip(note.played);
+    if let Some((value, played)) = both.filter(|(v, p)| p > v) {
+        return Err(format!(
+            "the move played is worth {played:+}, more than the position's value {value:+}"
+        ));
+    }
+    let loss = both.map(|(v, p)| v - p);
+    if note.loss != loss {
+        let known = |v: Option<i32>| v.map_or("unknown".into(), |v| format!("{v:+}"));
+        return Err(format!(
+            "loss {} is not value - played ({} - {})",
+            note.loss.map_or("none".into(), |l| l.to_string()),
+            known(note.value),
+            known(note.played)
+        ));
+    }
+    let blunder = both.is_some_and(|(v, p)| p.signum() < v.signum());
+    if note.blunder != blunder {
+        return Err(format!(
+            "blunder {} where the values say {blunder}",
+            note.blunder
+        ));
+    }
+    if let Some(best) = &note.best {
+        // Written only when every move's value is known, in legal order.
+        let legal: Vec<String> = game
+            .legal_moves(state)
+            .into_iter()
+            .map(|m| m.to_string())
+            .collect();
+        let in_order: Vec<&String> = legal.iter().filter(|m| best.contains(m)).collect();
+        if best.is_empty() || both.is_none() || in_order.len() != best.len() {
+            return Err(format!(
+                "best moves {best:?} are not legal moves of a position with a value"
+            ));
+        }
+        if best.contains(&mv.to_string()) != (loss == Some(0)) {
+            return Err(format!(
+                "best moves {best:?} disagree with a loss of {}",
+                loss.unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Seeds in the pits of `state` (the game's phase): those not in a store.
+fn seeds_in_pits<G: Game>(game: &G, state: &G::State) -> u32 {
+    game.total_seeds() as u32
+        - game
+            .scores(state)
+            .0
+            .iter()
+            .map(|&s| u32::from(s))
+            .sum::<u32>()
 }
 
 /// The value for `mover` of the position after a move, `child`.
@@ -365,18 +534,11 @@ fn annotate_game<G: Game>(
             let blunder = value
                 .zip(played)
                 .is_some_and(|(v, p)| p.signum() < v.signum());
-            let in_pits = game.total_seeds() as u32
-                - game
-                    .scores(&state)
-                    .0
-                    .iter()
-                    .map(|&s| u32::from(s))
-                    .sum::<u32>();
             moves.push(MoveNote {
                 ply: k as u32 + 1,
                 seat: mover.index(),
                 mv: token.to_string(),
-                seeds_left: in_pits,
+                seeds_left: seeds_in_pits(game, &state),
                 value,
                 played,
                 best,
