@@ -540,3 +540,60 @@ fn the_shipped_balanced_books_are_their_summaries_and_play() {
     );
     assert_eq!(config.games_per_pair, 450);
 }
+
+#[test]
+fn analyze_openings_refuses_a_book_no_tournament_could_play() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("book.txt");
+    let summary = tmp.path().join("book.json");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "analyze",
+            "openings",
+            "--db-seeds",
+            "0",
+            "--tt",
+            "16",
+            "--quiet",
+            "--out",
+            path(&out),
+        ];
+        args.extend_from_slice(extra);
+        let e = refused(&mancala(&args));
+        assert!(!out.exists() && !summary.exists(), "{extra:?} wrote a book");
+        e
+    };
+    // The start alone, written as an empty line, is a book `--openings`
+    // refuses: refused when asked for.
+    let e = run(&[
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--plies",
+        "0",
+        "--max-abs",
+        "8",
+    ]);
+    assert!(e.contains("--plies"), "{e}");
+    let e = run(&[
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--plies",
+        "1",
+        "--count",
+        "0",
+    ]);
+    assert!(e.contains("--count"), "{e}");
+    // Kalah(2,2) after one move: values -4 and +2, none within 1.
+    let e = run(&[
+        "--game",
+        "kalah:pits=2,seeds=2",
+        "--plies",
+        "1",
+        "--max-abs",
+        "1",
+    ]);
+    assert!(
+        e.contains("no opening") && e.contains("|value| <= 1") && e.contains("+2"),
+        "{e}"
+    );
+}

@@ -155,19 +155,31 @@ pub fn positions_after<G: Game>(rules: &G, plies: u32) -> Result<Reached<G::Stat
 }
 
 /// The balanced book of `rules` under `options`: every position after
-/// `plies` moves solved exactly (in parallel, one position per thread:
+/// `plies` (at least 1) moves solved exactly (in parallel, one position per thread:
 /// the values are exact, so neither order nor thread count changes them),
 /// the kept ones in the order found. Stops early when `stop` is raised
 /// ([`crate::AnalysisError::Interrupted`]).
 ///
 /// # Errors
-/// Bad options, a solver that cannot be had, or a stop.
+/// Bad options (no moves, a count of 0), a bound that no position meets,
+/// a solver that cannot be had, or a stop.
 pub fn balanced_book<G: ExactGame>(
     rules: G,
     options: &BookOptions,
     observer: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<BookReport> {
+    // An opening file holds move sequences; the start alone would be an
+    // empty line, which the file's reader refuses, and is what a
+    // tournament without openings plays anyway.
+    if options.plies == 0 {
+        return Err(bad_input(
+            "--plies: at least 1 move (a book of the start position alone is not a book)",
+        ));
+    }
+    if options.count == Some(0) {
+        return Err(bad_input("--count: at least 1 opening"));
+    }
     if options.max_abs.is_some_and(|v| v < 0) {
         return Err(bad_input("--max-abs: a bound on |value|, 0 or more"));
     }
@@ -249,6 +261,21 @@ pub fn balanced_book<G: ExactGame>(
             value,
         });
     }
+    if entries.is_empty() {
+        // Only the bound can leave nothing (the count is at least 1, and
+        // some position was found): an empty book would play no game.
+        let closest = histogram
+            .keys()
+            .min_by_key(|v| v.abs())
+            .expect("a value per position found");
+        return Err(bad_input(format!(
+            "no opening after {} moves has |value| <= {}: the closest to 0 is worth {closest:+} \
+             (of {} positions solved); raise --max-abs or choose other --plies",
+            options.plies,
+            options.max_abs.unwrap_or_default(),
+            found.len()
+        )));
+    }
     if let Some(n) = options.count {
         // The n closest to 0, then back in the order found (a stable sort
         // keeps that order among equals).
@@ -321,6 +348,36 @@ pub fn book_text(report: &BookReport) -> String {
 mod tests {
     use super::*;
     use mancala_core::KalahRules;
+
+    /// Options for a book of `plies` moves keeping `|value| <= max_abs`
+    /// and at most `count`, on a small table without a database.
+    fn book_options(plies: u32, max_abs: Option<i32>, count: Option<usize>) -> BookOptions {
+        BookOptions {
+            plies,
+            max_abs,
+            count,
+            threads: 1,
+            tt: Some(16),
+            db_seeds: Some(0),
+            db_dir: None,
+        }
+    }
+
+    #[test]
+    fn a_book_no_tournament_could_play_is_refused() {
+        let rules = KalahRules::new(2, 2).unwrap();
+        let book = |o: BookOptions| balanced_book(rules, &o, &(), &AtomicBool::new(false));
+        let refused = |o: BookOptions| match book(o) {
+            Err(crate::AnalysisError::BadInput(e)) => e,
+            other => panic!("not refused: {other:?}"),
+        };
+        assert!(refused(book_options(0, Some(8), None)).contains("--plies"));
+        assert!(refused(book_options(1, None, Some(0))).contains("--count"));
+        // After one move of Kalah(2,2): values -4 and +2, none within 1.
+        let e = refused(book_options(1, Some(1), None));
+        assert!(e.contains("no opening") && e.contains("+2"), "{e}");
+        assert_eq!(book(book_options(1, Some(2), None)).unwrap().kept, 1);
+    }
 
     #[test]
     fn positions_after_merge_transpositions_and_count_paths() {

@@ -18,9 +18,9 @@ pub struct OpeningsArgs {
     /// The game: Kalah or single-round Congkak, any board and rules.
     #[arg(long, short, default_value = "kalah")]
     game: String,
-    /// Moves from the start (a sowing or the swap; an extra turn is
-    /// another move of the same player).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
+    /// Moves from the start, 1 or more (a sowing or the swap; an extra
+    /// turn is another move of the same player).
+    #[arg(long, value_parser = parse_plies)]
     plies: u32,
     /// Keep positions whose exact value for the player to move lies within
     /// -V..=V.
@@ -28,7 +28,7 @@ pub struct OpeningsArgs {
     max_abs: Option<u32>,
     /// Keep at most N positions, those closest to 0 (with --max-abs: of
     /// those within the bound).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_count)]
     count: Option<usize>,
     /// The opening file to write (one opening per line, for a
     /// tournament's `[openings] file` or `match --openings`); its JSON
@@ -49,6 +49,28 @@ pub struct OpeningsArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// Most moves from the start `--plies` takes: deeper, the positions
+/// exceed what a book search solves anyway.
+const MAX_PLIES: u32 = 40;
+
+/// Parses `--plies`: 1 to [`MAX_PLIES`]. No moves would make a book of the
+/// start position alone, an empty line that `--openings` refuses.
+fn parse_plies(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Err("at least 1 move: a book of the start position alone is not a book".into()),
+        Ok(n) if n <= MAX_PLIES => Ok(n),
+        _ => Err(format!("a number of moves from 1 to {MAX_PLIES}")),
+    }
+}
+
+/// Parses `--count`: 1 or more (a book of no openings plays no game).
+fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("a number of openings, 1 or more".into()),
+    }
 }
 
 /// Where the summary of the book `out` goes: `out` with `.json` for its
