@@ -94,6 +94,25 @@ fn first_move_writes_rows_charts_and_the_solvers_values() {
 
     let rows = read_rows(&out.join("first_move.csv"));
     assert_eq!(rows.len(), GRID_ROWS);
+    // Each cell's distinct games, as the CSV has them: without them a
+    // score of one game repeated reads as many.
+    assert!(
+        text.starts_with("| board | rules | exact value | agent | games | distinct |"),
+        "{text}"
+    );
+    for line in text.lines().skip(2).filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (board, rules, agent, distinct) = (cells[1], cells[2], cells[4], cells[6]);
+        let row = rows
+            .iter()
+            .find(|r| {
+                format!("{}x{}", r["pits"], r["seeds"]) == board
+                    && r["rules"] == rules
+                    && r["agent"] == agent
+            })
+            .unwrap_or_else(|| panic!("no row for {line}"));
+        assert_eq!(distinct, row["distinct_games"], "{line}");
+    }
     for r in &rows {
         let n: u64 = r["games"].parse().unwrap();
         let wdl: u64 = ["first_wins", "draws", "first_losses"]

@@ -1200,14 +1200,16 @@ fn fmt_interval(
 }
 
 /// The grid's results as a markdown table: a line per cell, with the
-/// board's exact value beside the first player's results.
+/// board's exact value beside the first player's results, and the cell's
+/// distinct games beside its games (1 of many: one game repeated, which is
+/// why that cell has no interval).
 pub fn markdown_table(grid: &FirstMove) -> String {
     use std::fmt::Write;
     let boards: Vec<&Board> = grid.known_boards().collect();
     let (exacts, rows) = (&grid.exacts, &grid.rows);
     let mut out = String::new();
-    out.push_str("| board | rules | exact value | agent | games | first W/D/L | first score [95%] | mean margin [95%] |\n");
-    out.push_str("|---|---|---|---|---:|---|---|---|\n");
+    out.push_str("| board | rules | exact value | agent | games | distinct | first W/D/L | first score [95%] | mean margin [95%] |\n");
+    out.push_str("|---|---|---|---|---:|---:|---|---|---|\n");
     for b in boards {
         let e = &exacts[&b.key];
         let exact = match (e.value, e.status.as_str()) {
@@ -1227,13 +1229,14 @@ pub fn markdown_table(grid: &FirstMove) -> String {
         for r in rows.iter().filter(|r| r.spec == b.key) {
             let _ = writeln!(
                 out,
-                "| {}x{} | {} | {} | {} | {} | {}/{}/{} | {} | {} |",
+                "| {}x{} | {} | {} | {} | {} | {} | {}/{}/{} | {} | {} |",
                 b.pits,
                 b.seeds,
                 b.rules,
                 exact,
                 r.agent,
                 r.games,
+                r.distinct_games,
                 r.first_wins,
                 r.draws,
                 r.first_losses,
