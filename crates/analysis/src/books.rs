@@ -269,9 +269,10 @@ pub fn balanced_book<G: ExactGame>(
             .min_by_key(|v| v.abs())
             .expect("a value per position found");
         return Err(bad_input(format!(
-            "no opening after {} moves has |value| <= {}: the closest to 0 is worth {closest:+} \
-             (of {} positions solved); raise --max-abs or choose other --plies",
+            "no opening after {} move{} has |value| <= {}: the closest to 0 is worth \
+             {closest:+} (of {} positions solved); raise --max-abs or choose other --plies",
             options.plies,
+            if options.plies == 1 { "" } else { "s" },
             options.max_abs.unwrap_or_default(),
             found.len()
         )));
