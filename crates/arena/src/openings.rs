@@ -10,6 +10,8 @@
 //! ```
 
 use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use mancala_core::{Game, Move};
@@ -19,6 +21,7 @@ use rand::SeedableRng;
 use thiserror::Error;
 
 use mancala_agents::derive_seed;
+use mancala_engine::protocol::{read_line, InputLine};
 
 /// Where a pair of games starts: a position (the start of the game when
 /// `None`), then moves played from it before the agents take over.
@@ -128,17 +131,23 @@ pub enum OpeningsError {
 
 /// The longest line read from an openings file: a position of the largest
 /// board, or a long move list, is far shorter.
-const MAX_LINE: usize = 4096;
+pub const MAX_LINE: usize = 4096;
 
 /// The most openings a file may hold: far more than any tournament plays,
 /// few enough to keep in memory.
 pub const MAX_OPENINGS: usize = 1 << 20;
 
+/// A byte-order mark, which some editors put before the first line of a
+/// text file; it is invisible, so a line that starts with it would be
+/// refused for a reason nobody can see.
+const BYTE_ORDER_MARK: char = '\u{feff}';
+
 /// Reads the openings of `text` (the content of the file `path`, named in
 /// messages) for `game`: one per line, a position in the notation of
 /// [`mancala_core::notation`] (it holds a `/`) or moves from the start
-/// separated by spaces (`3 6 2`); `#` starts a comment, blank lines are
-/// skipped. Each must be legal and leave the game unfinished.
+/// separated by spaces (`3 6 2`); `#` starts a comment, blank lines and a
+/// byte-order mark before the first line are skipped. Each must be legal
+/// and leave the game unfinished.
 ///
 /// # Errors
 /// [`OpeningsError::Line`] for the first line that is not an opening of
@@ -148,75 +157,7 @@ pub fn parse_openings<G: Game>(
     text: &str,
     path: &str,
 ) -> Result<Vec<Opening<G::State>>, OpeningsError> {
-    let mut openings = Vec::new();
-    for (k, raw) in text.lines().enumerate() {
-        let line = k + 1;
-        let bad = |reason: String| OpeningsError::Line {
-            path: path.to_string(),
-            line,
-            reason,
-        };
-        if raw.len() > MAX_LINE {
-            return Err(bad(format!(
-                "the line is {} bytes long, more than {MAX_LINE}",
-                raw.len()
-            )));
-        }
-        let content = raw.split('#').next().unwrap_or("").trim();
-        if content.is_empty() {
-            continue;
-        }
-        if openings.len() == MAX_OPENINGS {
-            return Err(bad(format!("more than {MAX_OPENINGS} openings")));
-        }
-        let opening = if content.contains('/') {
-            let state = game.parse_position(content).map_err(|e| {
-                bad(format!(
-                    "'{content}' is not a position of {}: {e}",
-                    game_name(game)
-                ))
-            })?;
-            if game.is_over(&state) {
-                return Err(bad(format!("the position '{content}' is already over")));
-            }
-            let text = game.setup(&state).to_string();
-            Opening {
-                start: Some((state, text)),
-                moves: Vec::new(),
-            }
-        } else {
-            let mut state = game.start();
-            let mut moves = Vec::new();
-            for (i, token) in content.split_whitespace().enumerate() {
-                let mv = Move::parse_human(token)
-                    .map_err(|e| bad(format!("move {} ('{token}'): {e}", i + 1)))?;
-                if game.is_over(&state) {
-                    return Err(bad(format!(
-                        "move {} ('{token}'): the game is over before it",
-                        i + 1
-                    )));
-                }
-                game.try_play(&mut state, mv)
-                    .map_err(|e| bad(format!("move {} ('{token}') is illegal: {e}", i + 1)))?;
-                moves.push(mv);
-            }
-            if game.is_over(&state) {
-                return Err(bad(format!("the moves '{content}' end the game")));
-            }
-            Opening::from(moves)
-        };
-        openings.push(opening);
-    }
-    if openings.is_empty() {
-        return Err(OpeningsError::Empty {
-            path: path.to_string(),
-        });
-    }
-    Ok(openings)
-}
-
-fn game_name<G: Game>(game: &G) -> String {
-    format!("this {}-pit game", game.pits())
+    read_openings_from(game, text.as_bytes(), path)
 }
 
 /// [`parse_openings`] of the file at `path`.
@@ -240,8 +181,109 @@ pub fn read_openings<G: Game>(
             reason: "not a file".into(),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    parse_openings(game, &text, &name)
+    let file = File::open(path).map_err(io)?;
+    read_openings_from(game, BufReader::new(file), &name)
+}
+
+/// [`parse_openings`] of what `input` holds (the file `path`, named in
+/// messages), read line by line: at most [`MAX_LINE`] bytes of it are held
+/// at a time, so a file of any size (a huge line, endless comments) costs
+/// no more memory than the openings it holds, and at most
+/// [`MAX_OPENINGS`] of those.
+///
+/// # Errors
+/// [`OpeningsError::Io`] when reading fails, else as [`parse_openings`];
+/// a line longer than [`MAX_LINE`] bytes or not UTF-8 is an
+/// [`OpeningsError::Line`].
+pub fn read_openings_from<G: Game>(
+    game: &G,
+    mut input: impl BufRead,
+    path: &str,
+) -> Result<Vec<Opening<G::State>>, OpeningsError> {
+    let mut openings = Vec::new();
+    let mut line = 0;
+    loop {
+        let read = read_line(&mut input, MAX_LINE).map_err(|e| OpeningsError::Io {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
+        line += 1;
+        let bad = |reason: String| OpeningsError::Line {
+            path: path.to_string(),
+            line,
+            reason,
+        };
+        let raw = match read {
+            None => break,
+            Some(InputLine::Text(raw)) => raw,
+            // Refused at once, without reading the rest of the line: it
+            // could be the whole of a huge file.
+            Some(InputLine::TooLong(_)) => {
+                return Err(bad(format!("the line is more than {MAX_LINE} bytes long")))
+            }
+            Some(InputLine::NotUtf8(_)) => return Err(bad("the line is not UTF-8 text".into())),
+        };
+        let raw = if line == 1 {
+            raw.strip_prefix(BYTE_ORDER_MARK).unwrap_or(&raw)
+        } else {
+            &raw
+        };
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        if openings.len() == MAX_OPENINGS {
+            return Err(bad(format!("more than {MAX_OPENINGS} openings")));
+        }
+        openings.push(parse_opening(game, content).map_err(bad)?);
+    }
+    if openings.is_empty() {
+        return Err(OpeningsError::Empty {
+            path: path.to_string(),
+        });
+    }
+    Ok(openings)
+}
+
+/// The opening a line holds (`content`, its comment and spaces removed),
+/// or why it holds none.
+fn parse_opening<G: Game>(game: &G, content: &str) -> Result<Opening<G::State>, String> {
+    if content.contains('/') {
+        let state = game
+            .parse_position(content)
+            .map_err(|e| format!("'{content}' is not a position of {}: {e}", game_name(game)))?;
+        if game.is_over(&state) {
+            return Err(format!("the position '{content}' is already over"));
+        }
+        let text = game.setup(&state).to_string();
+        return Ok(Opening {
+            start: Some((state, text)),
+            moves: Vec::new(),
+        });
+    }
+    let mut state = game.start();
+    let mut moves = Vec::new();
+    for (i, token) in content.split_whitespace().enumerate() {
+        let mv =
+            Move::parse_human(token).map_err(|e| format!("move {} ('{token}'): {e}", i + 1))?;
+        if game.is_over(&state) {
+            return Err(format!(
+                "move {} ('{token}'): the game is over before it",
+                i + 1
+            ));
+        }
+        game.try_play(&mut state, mv)
+            .map_err(|e| format!("move {} ('{token}') is illegal: {e}", i + 1))?;
+        moves.push(mv);
+    }
+    if game.is_over(&state) {
+        return Err(format!("the moves '{content}' end the game"));
+    }
+    Ok(Opening::from(moves))
+}
+
+fn game_name<G: Game>(game: &G) -> String {
+    format!("this {}-pit game", game.pits())
 }
 
 /// `openings` in `order`: as they are, or shuffled by `seed`.
@@ -350,6 +392,108 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 1") && e.contains("bytes long"), "{e}");
+    }
+
+    /// Input without end: `head` once, then `line` over and over, as fast
+    /// as it can be read; it fails once `limit` bytes were served, so that
+    /// a reader that holds what it reads fails instead of filling memory.
+    struct Endless {
+        head: Vec<u8>,
+        line: &'static [u8],
+        served: usize,
+        limit: usize,
+    }
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.served >= self.limit {
+                return Err(std::io::Error::other("read far past any line cap"));
+            }
+            for b in buf.iter_mut() {
+                *b = match self.head.get(self.served) {
+                    Some(&b) => b,
+                    None => self.line[(self.served - self.head.len()) % self.line.len()],
+                };
+                self.served += 1;
+            }
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn a_line_without_end_is_refused_after_the_cap_without_holding_it() {
+        let game = KalahRules::default();
+        let mut input = std::io::BufReader::new(Endless {
+            head: b"# a suite\n3 1\n".to_vec(),
+            line: b"# comment ",
+            served: 0,
+            limit: 64 << 20,
+        });
+        let e = read_openings_from(&game, &mut input, "huge.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("huge.txt, line 3: "), "{e}");
+        assert!(
+            e.contains(&format!("more than {MAX_LINE} bytes long")),
+            "{e}"
+        );
+        let served = input.get_ref().served;
+        assert!(
+            served < 1 << 20,
+            "{served} bytes read for a line cap of {MAX_LINE}"
+        );
+    }
+
+    #[test]
+    fn comment_lines_are_read_as_a_stream_up_to_the_count_of_openings() {
+        let game = KalahRules::default();
+        // Lines are judged as they come: a bad line after a megabyte of
+        // comments is found before the comments without end that follow.
+        let mut head = b"3 1\n".to_vec();
+        head.extend(b"# just a comment\n".repeat(1 << 16));
+        head.extend(b"x\n");
+        let mut input = std::io::BufReader::new(Endless {
+            head,
+            line: b"# and more\n",
+            served: 0,
+            limit: 64 << 20,
+        });
+        let e = read_openings_from(&game, &mut input, "comments.txt")
+            .unwrap_err()
+            .to_string();
+        let bad = (1 << 16) + 2;
+        assert!(
+            e.starts_with(&format!("comments.txt, line {bad}: move 1 ('x')")),
+            "{e}"
+        );
+        // Openings without end stop at the count.
+        let mut input = std::io::BufReader::new(Endless {
+            head: Vec::new(),
+            line: b"1\n",
+            served: 0,
+            limit: 64 << 20,
+        });
+        let e = read_openings_from(&game, &mut input, "many.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("line {}", MAX_OPENINGS + 1))
+                && e.contains(&format!("more than {MAX_OPENINGS} openings")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_line_is_skipped() {
+        let game = KalahRules::default();
+        let with = parse_openings(&game, "\u{feff}3 1\n2\n", "bom.txt").unwrap();
+        let without = parse_openings(&game, "3 1\n2\n", "bom.txt").unwrap();
+        assert_eq!(with, without);
+        // Only at the very start: elsewhere it is not a move.
+        let e = parse_openings(&game, "3 1\n\u{feff}2\n", "bom.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2"), "{e}");
     }
 
     #[test]
