@@ -148,8 +148,11 @@ impl Move {
         if t.eq_ignore_ascii_case("swap") {
             return Ok(Move::Swap);
         }
+        // Digits only: `usize`'s parser also takes a leading `+`, and
+        // `+3` from an engine or a file is a mistake, not pit 3.
+        let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
         match t.parse::<usize>() {
-            Ok(n) if (1..=MAX_PITS).contains(&n) => Ok(Move::Pit((n - 1) as u8)),
+            Ok(n) if digits && (1..=MAX_PITS).contains(&n) => Ok(Move::Pit((n - 1) as u8)),
             _ => Err(MoveParseError {
                 text: t.to_string(),
             }),
@@ -369,5 +372,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.len() < 200 && e.contains("(100000 bytes)"), "{e}");
+    }
+
+    #[test]
+    fn a_pit_number_is_plain_digits_without_a_sign() {
+        // `usize`'s parser takes a leading `+`; a move written so is a
+        // typo or an engine's bug, not pit 3.
+        for text in ["+3", "-3", "+swap", "3.0", "3e0", "٣", " +1 "] {
+            assert!(Move::parse_human(text).is_err(), "{text}");
+        }
+        assert_eq!(Move::parse_human("03"), Ok(Move::Pit(2)));
+        assert_eq!(" 3 ".parse::<Move>(), Ok(Move::Pit(2)));
     }
 }

@@ -53,9 +53,7 @@ impl GoLimits {
                 why: format!("`{key}` needs a number after it"),
             })?;
             let number = |max: u64| -> Result<u64, ProtocolError> {
-                value
-                    .parse::<u64>()
-                    .ok()
+                plain_number::<u64>(value)
                     .filter(|&n| n <= max)
                     .ok_or_else(|| ProtocolError::BadCommand {
                         line: text.to_string(),
@@ -183,6 +181,15 @@ pub enum Command {
     Go(GoLimits),
     /// `quit`.
     Quit,
+}
+
+/// `text` as a whole number, written in digits only: Rust's integer
+/// parsers also take a leading `+`, which the protocol does not.
+pub(crate) fn plain_number<T: std::str::FromStr>(text: &str) -> Option<T> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 fn bad(line: &str, why: impl Into<String>) -> ProtocolError {
@@ -354,10 +361,10 @@ impl Info {
             }
             let Some(value) = tokens.next() else { break };
             match key {
-                "depth" => info.depth = value.parse().ok(),
-                "nodes" => info.nodes = value.parse().ok(),
+                "depth" => info.depth = plain_number(value),
+                "nodes" => info.nodes = plain_number(value),
                 "score" => info.score = value.parse().ok().filter(|s: &f64| s.is_finite()),
-                "time" => info.time = value.parse().ok(),
+                "time" => info.time = plain_number(value),
                 _ => {}
             }
         }
@@ -752,6 +759,31 @@ mod tests {
             assert!(matches!(err, ProtocolError::Garbage { .. }), "{line}");
             assert!(err.to_string().contains(line.split(' ').next().unwrap()));
         }
+    }
+
+    #[test]
+    fn numbers_and_moves_are_plain_digits_without_a_sign() {
+        // Rust's integer parsers take a leading `+`: `bestmove +3` must not
+        // pass for pit 3, nor `+100` for a number of milliseconds.
+        let err = Reply::parse("bestmove +3").unwrap_err();
+        assert!(matches!(err, ProtocolError::Garbage { .. }), "{err}");
+        for line in [
+            "position startpos moves 1 +3",
+            "go movetime +100",
+            "go nodes +5",
+            "go wtime +1 btime 2",
+        ] {
+            assert!(Command::parse(line).is_err(), "{line}");
+        }
+        // In an `info` line, what does not parse is skipped.
+        let info = Reply::parse("info depth +7 nodes +9 time +1 pv 2 +3 4").unwrap();
+        assert_eq!(
+            info,
+            Reply::Info(Info {
+                pv: Pv::of([Move::Pit(1)]),
+                ..Info::default()
+            })
+        );
     }
 
     #[test]

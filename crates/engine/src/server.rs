@@ -12,7 +12,8 @@ use mancala_core::{with_game, Game, GameSpec};
 use crate::client::SEED_OPTION;
 use crate::process::MAX_LINE_BYTES;
 use crate::protocol::{
-    read_line, skip_rest_of_line, Command, Info, InputLine, OptionDecl, PositionBase, Reply,
+    plain_number, read_line, skip_rest_of_line, Command, Info, InputLine, OptionDecl, PositionBase,
+    Reply,
 };
 use crate::EngineError;
 
@@ -105,9 +106,9 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
         if name.eq_ignore_ascii_case(SEED_OPTION) {
-            match value.parse() {
-                Ok(seed) => self.seed = seed,
-                Err(_) => self.say(&Reply::Error(format!(
+            match plain_number(value) {
+                Some(seed) => self.seed = seed,
+                None => self.say(&Reply::Error(format!(
                     "option {SEED_OPTION}: '{value}' is not a whole number"
                 )))?,
             }
