@@ -273,8 +273,24 @@ fn csv_row(r: &GameRecord) -> Vec<String> {
         r.plies.to_string(),
         format!("{:.3}", r.duration_ms),
         r.end.clone(),
-        r.error.clone().unwrap_or_default(),
+        r.error.as_deref().map(printable).unwrap_or_default(),
     ]
+}
+
+/// `text` with its control characters escaped as Rust writes them (`\n`,
+/// `\u{0}`): an error can quote an engine's raw output, and a NUL, an
+/// escape sequence or a line break would make `games.csv` binary, paint
+/// a terminal or split a row. `games.jsonl` keeps the exact text.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A game as the lines it adds to `games.jsonl` and `games.csv`.
@@ -745,6 +761,23 @@ mod tests {
 
     fn accept(_: &ScheduledGame, _: &GameRecord) -> Result<(), String> {
         Ok(())
+    }
+
+    #[test]
+    fn control_characters_of_an_error_are_escaped_in_the_csv_and_kept_in_the_json() {
+        let mut r = record(0, "a");
+        let raw = "engine said 'x\u{0}y\u{1b}[31m\r\nz\u{7f}' \u{85}ok";
+        r.error = Some(raw.into());
+        let encoded = EncodedRecord::new(&r);
+        let csv = String::from_utf8(encoded.csv.clone()).unwrap();
+        let row = csv.strip_suffix('\n').unwrap();
+        assert!(!row.chars().any(char::is_control), "{row:?}");
+        assert!(
+            row.ends_with(r"engine said 'x\u{0}y\u{1b}[31m\r\nz\u{7f}' \u{85}ok"),
+            "{row}"
+        );
+        let back: GameRecord = serde_json::from_str(&encoded.json).unwrap();
+        assert_eq!(back.error.as_deref(), Some(raw));
     }
 
     #[test]
