@@ -853,9 +853,13 @@ pub fn run(
                 return Err(AnalysisError::Damaged {
                     path: exact_path.clone(),
                     why: format!(
-                        "board {}: the saved value {:?} ('{}') is not the solver's {:?} ('{}'); \
+                        "board {}: the saved value {} ('{}') is not the solver's {} ('{}'); \
                          remove the board's rows, or the folder, and rerun",
-                        b.key, exact.value, exact.move_values, again.value, again.move_values
+                        b.key,
+                        value_in_words(exact.value),
+                        exact.move_values,
+                        value_in_words(again.value),
+                        again.move_values
                     ),
                 });
             }
@@ -1246,6 +1250,12 @@ pub fn markdown_table(grid: &FirstMove) -> String {
         }
     }
     out
+}
+
+/// An exact value as the messages write it (`+2`), not as Rust's debug
+/// notation would (`Some(2)`).
+fn value_in_words(value: Option<i32>) -> String {
+    value.map_or_else(|| "unknown".into(), |v| format!("{v:+}"))
 }
 
 #[cfg(test)]

@@ -358,45 +358,54 @@ impl<G: Game> Arena<'_, G> {
         let [i, j] = planned.seats;
         let names = &self.players.names;
         let specs = &self.players.specs;
+        // `what` holds its verb ("the players are"): these messages reach
+        // users of resume and merge, so they are sentences, with values in
+        // words rather than in Rust's debug notation.
         let expect = |what: &str, found: String, wanted: String| {
             if found == wanted {
                 Ok(())
             } else {
-                Err(format!("{what} is {found} but should be {wanted}"))
+                Err(format!("{what} {found} but should be {wanted}"))
             }
         };
-        expect("the game", r.game.clone(), self.game_spec.clone())?;
-        expect(
-            "the pairing",
-            format!("{:?}", (r.pair, r.round, r.opening, r.seats)),
+        let pairing = |pair: u32, round: u32, opening: u32, seats: [usize; 2]| {
             format!(
-                "{:?}",
-                (planned.pair, planned.round, planned.opening, planned.seats)
-            ),
+                "pair {pair}, round {round}, opening {opening}, players {} and {} in seats 0 and 1",
+                seats[0], seats[1]
+            )
+        };
+        let both = |[a, b]: [&str; 2]| format!("'{a}' and '{b}'");
+        expect("the game is", r.game.clone(), self.game_spec.clone())?;
+        expect(
+            "the pairing is",
+            pairing(r.pair, r.round, r.opening, r.seats),
+            pairing(planned.pair, planned.round, planned.opening, planned.seats),
         )?;
         expect(
-            "the players",
-            format!("{:?}", r.players),
-            format!("{:?}", [&names[i], &names[j]]),
+            "the players are",
+            both([&r.players[0], &r.players[1]]),
+            both([&names[i], &names[j]]),
         )?;
         expect(
-            "the agents",
-            format!("{:?}", r.agents),
-            format!("{:?}", [&specs[i], &specs[j]]),
+            "the agents are",
+            both([&r.agents[0], &r.agents[1]]),
+            both([&specs[i], &specs[j]]),
         )?;
         expect(
-            "the seed",
+            "the seed is",
             r.seed.to_string(),
             derive_seed(self.options.seed, r.id).to_string(),
         )?;
         let opening = &self.openings[planned.opening as usize];
+        let start =
+            |text: Option<&str>| text.map_or("the rules' start".into(), |t| format!("'{t}'"));
         expect(
-            "the start position",
-            format!("{:?}", r.start),
-            format!("{:?}", opening.start_text()),
+            "the start position is",
+            start(r.start.as_deref()),
+            start(opening.start_text()),
         )?;
         expect(
-            "the opening",
+            "the opening is",
             format!("'{}'", r.opening_moves),
             format!("'{}'", human_moves(&opening.moves)),
         )?;
@@ -416,13 +425,13 @@ impl<G: Game> Arena<'_, G> {
             return Err("its moves do not start with its opening".into());
         }
         expect(
-            "the move count",
+            "the move count is",
             r.plies.to_string(),
             moves.len().to_string(),
         )?;
         let played = moves.len() - opening.len();
         expect(
-            "the count of move times",
+            "the count of move times is",
             r.move_us.len().to_string(),
             played.to_string(),
         )?;
@@ -432,7 +441,7 @@ impl<G: Game> Arena<'_, G> {
             0
         };
         expect(
-            "the count of clock readings",
+            "the count of clock readings is",
             r.clock_ms.len().to_string(),
             clocked.to_string(),
         )?;
@@ -484,22 +493,30 @@ impl<G: Game> Arena<'_, G> {
                 )
             }
         };
-        expect("the end", r.end.clone(), end)?;
+        expect("the end is", r.end.clone(), end)?;
+        let score = |[a, b]: [u8; 2]| format!("{a}-{b}");
+        expect("the scores are", score(r.scores), score(scores))?;
         expect(
-            "the scores",
-            format!("{:?}", r.scores),
-            format!("{scores:?}"),
+            "the winner is",
+            seat_in_words(r.winner),
+            seat_in_words(winner),
         )?;
         expect(
-            "the winner",
-            format!("{:?}", r.winner),
-            format!("{winner:?}"),
-        )?;
-        expect(
-            "the margin",
+            "the margin is",
             r.margin.to_string(),
             (i32::from(scores[0]) - i32::from(scores[1])).to_string(),
         )
+    }
+}
+
+/// A record's winner as people say it: `seat 0 (the first player)`, or
+/// `a draw`.
+fn seat_in_words(winner: Option<u8>) -> String {
+    match winner {
+        Some(0) => "seat 0 (the first player)".into(),
+        Some(1) => "seat 1 (the second player)".into(),
+        Some(seat) => format!("seat {seat}"),
+        None => "a draw".into(),
     }
 }
 

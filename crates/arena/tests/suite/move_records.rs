@@ -233,3 +233,50 @@ fn the_move_table_sums_each_agents_moves() {
     table.add(&game, &wrong);
     assert_eq!(table.unreadable, 1);
 }
+
+#[test]
+fn a_refused_record_says_what_differs_in_words_not_rust_debug_output() {
+    let game = KalahRules::default();
+    let arena = arena(&game, 1, None);
+    let (plan, records) = run(&arena);
+    let r = records.iter().find(|r| r.winner == Some(1)).unwrap();
+    let planned = &plan[r.id as usize];
+    let mut winner = r.clone();
+    winner.winner = Some(0);
+    let mut drawn = r.clone();
+    drawn.winner = None;
+    let mut started = r.clone();
+    started.start = Some("4,4,4,4,4,4/4,4,4,4,4,4/0,0/0".into());
+    let mut seated = r.clone();
+    seated.seats = [seated.seats[1], seated.seats[0]];
+    let (a, b) = (&r.players[0], &r.players[1]);
+    for (bad, why) in [
+        (
+            winner,
+            "the winner is seat 0 (the first player) but should be seat 1 (the second player)",
+        ),
+        (
+            drawn,
+            "the winner is a draw but should be seat 1 (the second player)",
+        ),
+        (
+            started,
+            "the start position is '4,4,4,4,4,4/4,4,4,4,4,4/0,0/0' but should be the rules' \
+             start",
+        ),
+        (seated, "the pairing is pair "),
+    ] {
+        let e = arena.check_record(planned, &bad).unwrap_err();
+        assert!(e.contains(why), "{e}");
+        assert!(!e.contains("Some(") && !e.contains("None"), "{e}");
+    }
+    let mut players = r.clone();
+    players.players.swap(0, 1);
+    let e = arena.check_record(planned, &players).unwrap_err();
+    assert!(
+        e.contains(&format!(
+            "the players are '{b}' and '{a}' but should be '{a}' and '{b}'"
+        )),
+        "{e}"
+    );
+}
