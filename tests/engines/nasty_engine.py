@@ -9,6 +9,8 @@ its first argument says:
   chatty      prints one `info` line every 20 ms, and never answers
   orphan      starts a child that keeps its output open, and exits
   fork        (from the start) leaves a sleeping child behind, then plays
+  setsid      (from the start) leaves behind a sleeping child that left
+              the engine's process group and session (`setsid`), then plays
   double      answers every `go` twice: a legal move, then pit 99
   binary      answers with a line that is not UTF-8
   stderr      (from the start) prints 8 MiB to standard error between a
@@ -61,9 +63,27 @@ def sleeping_child():
     return pid
 
 
+def detached_child():
+    """A child in a session of its own, so outside the engine's process
+    group, sleeping for an hour with its output away from the engine's
+    pipes, as a daemon-like helper would."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        record(os.getpid())
+        time.sleep(3600)
+        os._exit(0)
+    return pid
+
+
 record(os.getpid())
 if mode == "fork":
     sleeping_child()
+if mode == "setsid":
+    detached_child()
 if mode == "stderr":
     sys.stderr.write("BEGIN-OF-STDERR\n")
     junk = "x" * 1023 + "\n"

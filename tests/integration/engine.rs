@@ -320,6 +320,12 @@ fn engines_leave_no_process_behind() {
     let r = match_with(&pids, &nasty("fork", "movetime=1s"), "random", "2", &[]);
     assert_eq!(r["forfeits"], 0, "{r}");
     pids.assert_none_left(2, "an engine that forks");
+    // A helper that left the engine's process group (`setsid`), which
+    // killing the group does not reach.
+    let pids = Pids::new();
+    let r = match_with(&pids, &nasty("setsid", "movetime=1s"), "random", "2", &[]);
+    assert_eq!(r["forfeits"], 0, "{r}");
+    pids.assert_none_left(2, "an engine whose helper calls setsid");
 }
 
 /// An engine that exits while a child of its holds its output open loses
@@ -955,9 +961,19 @@ fn the_check_finds_stale_answers_and_processes_left_behind() {
     let (ok, out) = check(&pids, &["kalah"], &["python3", nasty, "fork"]);
     assert!(!ok);
     assert!(
-        first_failure(&out).starts_with("FAIL  quit: it exited, but left processes"),
+        first_failure(&out).starts_with("FAIL  quit: it exited, but left 1 process running"),
         "{out}"
     );
+    // A helper that left the engine's group (`setsid`) is still the
+    // engine's: found, named, and killed.
+    let (ok, out) = check(&pids, &["kalah"], &["python3", nasty, "setsid"]);
+    assert!(!ok);
+    let failure = first_failure(&out);
+    assert!(
+        failure.starts_with("FAIL  quit: it exited, but left 1 process running"),
+        "{out}"
+    );
+    assert!(failure.contains("nasty_engine.py setsid"), "{out}");
     // Run through a wrapper script, the example passes, quit included.
     let (ok, out) = check(
         &pids,
@@ -972,5 +988,5 @@ fn the_check_finds_stale_answers_and_processes_left_behind() {
     );
     assert!(ok, "{out}");
     assert!(out.contains("pass  quit: exited"), "{out}");
-    pids.assert_none_left(3, "nasty engines under check");
+    pids.assert_none_left(5, "nasty engines under check");
 }

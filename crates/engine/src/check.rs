@@ -15,6 +15,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::client::{movetime_margin, DEFAULT_HANDSHAKE_TIMEOUT, SEED_OPTION};
+use crate::descendants::Leftover;
 use crate::process::{EngineProcess, QuitOutcome};
 use crate::protocol::{Command, GoLimits, OptionDecl, PositionBase, Reply};
 use crate::EngineError;
@@ -270,6 +271,11 @@ impl Checker<'_> {
 
     /// Records a check's result; a failure kills the engine.
     fn outcome(&mut self, name: String, result: Result<String, Failure>) -> bool {
+        if let Some((engine, _)) = &mut self.engine {
+            // A helper that leaves the engine's group is found only while
+            // its parent lives: look at every step.
+            engine.track_descendants();
+        }
         match result {
             Ok(detail) => {
                 self.pass(name, detail);
@@ -543,13 +549,15 @@ impl Checker<'_> {
         let result = self.engine().map(|_| ()).and_then(|()| {
             let (engine, _) = self.engine.take().expect("started above");
             match engine.quit_and_wait(QUIT_LIMIT) {
-                QuitOutcome::Exited { after, left_behind: false, status } => Ok(format!(
+                QuitOutcome::Exited {
+                    after,
+                    left_behind,
+                    status,
+                } if left_behind.is_empty() => Ok(format!(
                     "exited ({status}) {} ms after `quit`, nothing of it left running",
                     after.as_millis()
                 )),
-                QuitOutcome::Exited { left_behind: true, .. } => Err(Failure(
-                    "it exited, but left processes of its group running (killed now)".into(),
-                )),
+                QuitOutcome::Exited { left_behind, .. } => Err(Failure(left_running(&left_behind))),
                 QuitOutcome::StillRunning => Err(Failure(format!(
                     "still running {} ms after `quit` (killed now; a tournament kills it after 200 ms)",
                     QUIT_LIMIT.as_millis()
@@ -581,6 +589,33 @@ impl Checker<'_> {
         (self.report)(&line);
         self.lines.push(line);
     }
+}
+
+/// How many leftovers a failed `quit` check names; the count says the rest.
+const LEFTOVERS_NAMED: usize = 5;
+
+/// The failure of an engine that exited after `quit` but left processes
+/// running: how many, and the first few by pid and command line.
+fn left_running(left: &[Leftover]) -> String {
+    let named: Vec<String> = left
+        .iter()
+        .take(LEFTOVERS_NAMED)
+        .map(|p| format!("pid {} ({})", p.pid, p.command))
+        .collect();
+    let more = left.len().saturating_sub(LEFTOVERS_NAMED);
+    format!(
+        "it exited, but left {} running (killed now): {}{}",
+        match left.len() {
+            1 => "1 process".to_string(),
+            n => format!("{n} processes"),
+        },
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// `setoption Seed` (when declared), `newgame SPEC`, `isready`, as a

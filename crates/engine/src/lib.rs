@@ -17,6 +17,7 @@
 
 mod check;
 mod client;
+mod descendants;
 mod log;
 mod process;
 pub mod protocol;
@@ -36,6 +37,7 @@ pub use client::{
     movetime_margin, EngineConfig, ExternalAgent, DEFAULT_HANDSHAKE_TIMEOUT, MAX_FAILED_STARTS,
     SEED_OPTION, UNLIMITED_GO_TIMEOUT,
 };
+pub use descendants::Leftover;
 pub use log::{EngineLog, LOG_HEAD_BYTES, LOG_TAIL_BYTES};
 pub use process::{
     EngineId, EngineProcess, QuitOutcome, FLOOD_BURST_BYTES, FLOOD_RATE_BYTES, MAX_HELD_BYTES,

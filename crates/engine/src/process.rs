@@ -4,7 +4,9 @@
 //!
 //! The engine runs in a process group of its own, and the whole group is
 //! killed when the engine is done with: a wrapper script (`sh -c ...`) or
-//! an engine that starts helpers leaves nothing behind.
+//! an engine that starts helpers leaves nothing behind. Helpers that leave
+//! the group (`setsid`) are found as the engine's descendants and killed
+//! too (see [`crate::descendants`]).
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use mancala_core::spec::truncate_input;
 
+use crate::descendants::{self, Leftover, Tracked};
 use crate::log::EngineLog;
 use crate::protocol::{read_line, Command, InputLine, OptionDecl, Reply};
 use crate::EngineError;
@@ -200,6 +203,9 @@ pub struct EngineProcess {
     /// Whether the engine has been reaped: its process group id may then
     /// belong to someone else, and is never signalled again.
     reaped: bool,
+    /// The engine's descendants seen so far, found while it was alive:
+    /// once it exits, nothing links those that left its group to it.
+    descendants: Vec<Tracked>,
     /// The last lines exchanged (`> ` sent, `< ` received), shortened, for
     /// messages that show what went wrong.
     transcript: VecDeque<String>,
@@ -217,9 +223,9 @@ pub enum QuitOutcome {
         after: Duration,
         /// Its exit status, in words.
         status: String,
-        /// Whether processes of its group were still running (they are
-        /// killed).
-        left_behind: bool,
+        /// The processes it started that were still running: of its group,
+        /// or descendants seen while it ran (they are killed).
+        left_behind: Vec<Leftover>,
     },
     /// It was still running at the limit (it is killed).
     StillRunning,
@@ -307,6 +313,7 @@ impl EngineProcess {
             fences: 0,
             exited_at: None,
             reaped: false,
+            descendants: Vec::new(),
             transcript: VecDeque::new(),
         };
         let pid = engine.child.id();
@@ -584,13 +591,33 @@ impl EngineProcess {
         Ok(status)
     }
 
-    /// Stops listening and kills the engine's whole group (unless the
-    /// engine was reaped: its group id may be another's by then).
+    /// Looks for the processes the engine has started and remembers them,
+    /// so that those that leave its group (`setsid`) can still be killed
+    /// once it has exited: call it while the engine is alive (at each new
+    /// game, before `quit`).
+    pub(crate) fn track_descendants(&mut self) {
+        if self.reaped || has_exited(&mut self.child) {
+            // Its children have been handed to init: nothing to walk.
+            return;
+        }
+        let found = descendants::descendants(self.child.id());
+        descendants::remember(&mut self.descendants, found);
+    }
+
+    /// Stops listening and kills the engine's whole group and every
+    /// descendant of it seen (unless the engine was reaped, its group id
+    /// may be another's by then: only the descendants are killed).
     fn stop(&mut self) {
         self.shared.lock().closed = true;
         if !self.reaped {
+            if !has_exited(&mut self.child) {
+                // Stopped first, so that nothing of it forks while it is
+                // looked through and killed.
+                descendants::freeze(self.child.id(), &mut self.descendants);
+            }
             kill_group(&mut self.child);
         }
+        descendants::kill_all(&self.descendants);
     }
 
     /// Sends `quit` and waits until `limit` for the engine to exit by
@@ -598,6 +625,9 @@ impl EngineProcess {
     /// group is killed either way. What `mancala engine check` asks of an
     /// engine: a tournament only waits a moment before killing it.
     pub fn quit_and_wait(mut self, limit: Duration) -> QuitOutcome {
+        // Once it has exited, its helpers that left its group can only be
+        // found as the descendants seen before.
+        self.track_descendants();
         let since = Instant::now();
         // An engine that no longer reads its input may still exit.
         let _ = self.send(&Command::Quit);
@@ -618,10 +648,13 @@ impl EngineProcess {
         // still in the group does: the id cannot be given to anyone else
         // while one is left, so asking it (and killing it) reaches only
         // the engine's leftovers.
-        let left_behind = group_alive(self.child.id());
-        if left_behind {
+        let mut left: Vec<Tracked> = descendants::group_members(self.child.id());
+        descendants::remember(&mut left, self.descendants.clone());
+        let left_behind: Vec<Leftover> = left.iter().map(|&p| descendants::leftover(p)).collect();
+        if !left_behind.is_empty() || group_alive(self.child.id()) {
             kill_group_of(self.child.id());
         }
+        descendants::kill_all(&left);
         QuitOutcome::Exited {
             after,
             status,
@@ -632,6 +665,7 @@ impl EngineProcess {
     /// Asks the engine to quit, then kills it (and whatever it started) if
     /// it has not within a moment.
     pub fn quit(mut self) {
+        self.track_descendants();
         if self.send(&Command::Quit).is_ok() {
             let until = Instant::now() + QUIT_GRACE;
             while Instant::now() < until && !has_exited(&mut self.child) {
