@@ -188,9 +188,9 @@ impl ExternalAgent {
             }
             process.send(&Command::NewGame(self.game_spec.clone()))?;
             process.sync(deadline, None)?;
-            // Once a game: the helpers it started by now, including any
-            // that left its process group, are killed with it later.
-            process.track_descendants();
+            // The helpers it started by now, including any that left its
+            // process group, are killed with it later.
+            process.track_descendants_if_due();
             Ok(())
         };
         match prepare() {

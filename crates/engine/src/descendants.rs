@@ -301,24 +301,27 @@ mod tests {
         .unwrap();
         let sleeper: u32 = line.trim().parse().unwrap();
         let until = Instant::now() + Duration::from_secs(5);
-        let found = loop {
-            let found = descendants(sh.id());
-            if found.iter().any(|p| p.pid == sleeper) || Instant::now() > until {
-                break found;
+        // Found once `setsid` has left the group and become `sleep`: until
+        // then the child is still sh's fork.
+        let tracked = loop {
+            let sleeping = descendants(sh.id())
+                .into_iter()
+                .find(|&p| p.pid == sleeper && leftover(p).command.contains("sleep 600"));
+            if sleeping.is_some() || Instant::now() > until {
+                break sleeping;
             }
             std::thread::sleep(Duration::from_millis(10));
         };
-        let tracked = *found.iter().find(|p| p.pid == sleeper).expect("found");
-        assert!(is_running(tracked));
-        // Not in sh's group: killing the group would miss it.
-        assert!(!group_members(sh.id()).contains(&tracked));
-        assert!(leftover(tracked).command.contains("sleep 600"));
+        let in_group = tracked.is_some_and(|p| group_members(sh.id()).contains(&p));
         let mut known = Vec::new();
         freeze(sh.id(), &mut known);
-        assert!(known.contains(&tracked));
         kill_all(&known);
         let _ = sh.kill();
         let _ = sh.wait();
+        let tracked = tracked.expect("the sleeper is found as sh's descendant");
+        // Not in sh's group: killing the group would miss it.
+        assert!(!in_group);
+        assert!(known.contains(&tracked));
         let until = Instant::now() + Duration::from_secs(5);
         while is_running(tracked) {
             assert!(Instant::now() < until, "{sleeper} still runs");

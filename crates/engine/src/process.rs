@@ -59,6 +59,11 @@ const EXIT_GRACE: Duration = Duration::from_millis(100);
 /// How long `quit` is given before the process is killed.
 const QUIT_GRACE: Duration = Duration::from_millis(200);
 
+/// How often a tournament looks for the processes an engine started
+/// ([`EngineProcess::track_descendants_if_due`]): walking `/proc` costs
+/// about a millisecond, as much as a whole game of a small board.
+const TRACK_INTERVAL: Duration = Duration::from_secs(1);
+
 /// How long a dropped engine's standard error may take to reach its log.
 const LOG_GRACE: Duration = Duration::from_millis(200);
 
@@ -206,6 +211,8 @@ pub struct EngineProcess {
     /// The engine's descendants seen so far, found while it was alive:
     /// once it exits, nothing links those that left its group to it.
     descendants: Vec<Tracked>,
+    /// When the descendants were last looked for.
+    tracked_at: Option<Instant>,
     /// The last lines exchanged (`> ` sent, `< ` received), shortened, for
     /// messages that show what went wrong.
     transcript: VecDeque<String>,
@@ -314,6 +321,7 @@ impl EngineProcess {
             exited_at: None,
             reaped: false,
             descendants: Vec::new(),
+            tracked_at: None,
             transcript: VecDeque::new(),
         };
         let pid = engine.child.id();
@@ -602,6 +610,20 @@ impl EngineProcess {
         }
         let found = descendants::descendants(self.child.id());
         descendants::remember(&mut self.descendants, found);
+        self.tracked_at = Some(Instant::now());
+    }
+
+    /// [`EngineProcess::track_descendants`], unless it was done less than
+    /// [`TRACK_INTERVAL`] ago: for each game of a tournament. What it can
+    /// miss in between is only a helper whose parent exits before the
+    /// engine is killed, since killing it walks its tree again.
+    pub(crate) fn track_descendants_if_due(&mut self) {
+        if self
+            .tracked_at
+            .is_none_or(|at| at.elapsed() >= TRACK_INTERVAL)
+        {
+            self.track_descendants();
+        }
     }
 
     /// Stops listening and kills the engine's whole group and every
