@@ -672,9 +672,20 @@ impl EngineProcess {
         // the engine's leftovers.
         let mut left: Vec<Tracked> = descendants::group_members(self.child.id());
         descendants::remember(&mut left, self.descendants.clone());
-        let left_behind: Vec<Leftover> = left.iter().map(|&p| descendants::leftover(p)).collect();
-        if !left_behind.is_empty() || group_alive(self.child.id()) {
-            kill_group_of(self.child.id());
+        let mut left_behind: Vec<Leftover> =
+            left.iter().map(|&p| descendants::leftover(p)).collect();
+        let group = self.child.id();
+        if left_behind.is_empty() && group_alive(group) {
+            // Where processes cannot be listed (no /proc), the group still
+            // tells that something of the engine is left: that fails the
+            // check as it did before the listing.
+            left_behind.push(Leftover {
+                pid: group,
+                command: format!("a process of the engine's group {group}, not listed here"),
+            });
+        }
+        if !left_behind.is_empty() {
+            kill_group_of(group);
         }
         descendants::kill_all(&left);
         QuitOutcome::Exited {
