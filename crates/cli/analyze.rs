@@ -12,6 +12,8 @@
 //! - `analyze exact-positions` and `analyze accuracy`: a set of positions
 //!   from real games with every move's exact value, and how close agents
 //!   come to perfect play on it, in the `exact` submodule.
+//! - `analyze labels`: every position of many games with the values the
+//!   solver settles cheaply, for training evaluations, in `labels`.
 //!
 //! See `docs/analysis.md`.
 
@@ -29,6 +31,7 @@ use mancala_core::GameSpec;
 mod books;
 mod exact;
 mod fair;
+mod labels;
 
 use crate::progress::AnalysisProgress;
 use crate::{bad_input, Interrupted};
@@ -58,6 +61,10 @@ enum AnalyzeCommand {
     /// How close agents come to perfect play on a set of exact positions:
     /// how often they choose a best move, and the margin they give away.
     Accuracy(exact::AccuracyArgs),
+    /// Exact labels for training: every position of many seeded Kalah
+    /// games with its value and each move's, where the solver settles them
+    /// within a node budget. Resumable and shardable.
+    Labels(labels::LabelsArgs),
 }
 
 /// `mancala analyze`.
@@ -68,6 +75,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<()> {
         AnalyzeCommand::Openings(a) => books::run(a),
         AnalyzeCommand::ExactPositions(a) => exact::exact_positions(a),
         AnalyzeCommand::Accuracy(a) => exact::accuracy(a),
+        AnalyzeCommand::Labels(a) => labels::run(a),
     }
 }
 

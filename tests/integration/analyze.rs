@@ -1019,3 +1019,81 @@ fn fair_says_its_budget_does_not_cover_the_database_build() {
     let set = &v["rule_sets"][0];
     assert!(set["database_seconds"].as_f64().is_some(), "{set}");
 }
+
+/// `analyze labels` labels every position of its games, says what each
+/// phase of the game cost, resumes, and refuses what it cannot label.
+#[test]
+fn labels_are_written_resumed_and_refused_where_they_cannot_be_made() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("labels");
+    let args = [
+        "analyze",
+        "labels",
+        "--game",
+        "kalah:pits=4,seeds=3",
+        "--games",
+        "4",
+        "--nodes",
+        "5000",
+        "--db-seeds",
+        "6",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let first = ok(&args);
+    let err = stderr(&first);
+    assert!(
+        err.contains("4 games labelled (0 kept from before)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("seeds in pits") && err.contains("positions/s"),
+        "{err}"
+    );
+    let lines = fs::read_to_string(out.join("labels.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 4);
+    let game: Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    let position = &game["positions"][0];
+    assert!(
+        position["position"].as_str().unwrap().contains('/'),
+        "{game}"
+    );
+    assert!(
+        position["moves"].as_array().is_some_and(|m| !m.is_empty()),
+        "{game}"
+    );
+    let identity: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("labels.json")).unwrap()).unwrap();
+    assert_eq!(identity["nodes"], 5000);
+    // The same command again has nothing left to do.
+    let again = stderr(&ok(&args));
+    assert!(
+        again.contains("0 games labelled (4 kept from before)"),
+        "{again}"
+    );
+    // Oware has no exact values past small boards; other options in the
+    // same folder would mix two sets.
+    let o = mancala(&[
+        "analyze",
+        "labels",
+        "--game",
+        "oware",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("Kalah solver"),
+        "{}",
+        stderr(&o)
+    );
+    let mut other = args.to_vec();
+    other[7] = "6000";
+    let o = mancala(&other);
+    assert!(
+        !o.status.success() && stderr(&o).contains("other options"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -55,6 +55,7 @@ pub mod books;
 pub mod fair;
 pub mod first_move;
 pub mod grid;
+pub mod labels;
 pub mod positions;
 mod resume;
 

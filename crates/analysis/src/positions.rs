@@ -179,19 +179,50 @@ fn pick_position(
     options: &ExactPositionsOptions,
     i: u64,
 ) -> Option<(u32, KalahState)> {
-    let seed = derive_seed(options.seed, i);
+    let (game, mut rng) = sourced_game(
+        rules,
+        sources,
+        options.opening_plies,
+        derive_seed(options.seed, i),
+    )?;
+    if game.positions.is_empty() {
+        return None;
+    }
+    Some(game.positions[rng.random_range(0..game.positions.len())])
+}
+
+/// A game between two agents drawn from a list, and its positions.
+pub(crate) struct SourcedGame {
+    /// The agents' specs in seats 0 and 1.
+    pub agents: [String; 2],
+    /// Every position after the opening where a player was to move, with
+    /// the plies before it.
+    pub positions: Vec<(u32, KalahState)>,
+}
+
+/// Plays the game of `seed`: two of `sources` drawn for the seats, then
+/// `opening_plies` random moves, then the agents' moves to the end.
+/// Returns it with its random stream, for draws that follow from the same
+/// seed; `None` if an agent failed.
+pub(crate) fn sourced_game(
+    rules: &KalahRules,
+    sources: &[AnyAgentSpec],
+    opening_plies: u32,
+    seed: u64,
+) -> Option<(SourcedGame, SmallRng)> {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut seats = [
-        sources[rng.random_range(0..sources.len())].build(rules),
-        sources[rng.random_range(0..sources.len())].build(rules),
+    let picked = [
+        &sources[rng.random_range(0..sources.len())],
+        &sources[rng.random_range(0..sources.len())],
     ];
+    let mut seats = [picked[0].build(rules), picked[1].build(rules)];
     seats[0].new_game(derive_seed(seed, 1));
     seats[1].new_game(derive_seed(seed, 2));
     let mut state = rules.start();
     let mut seen = Vec::new();
     let mut ply = 0u32;
     while let Some(mover) = rules.to_move(&state) {
-        let mv = if ply < options.opening_plies {
+        let mv = if ply < opening_plies {
             let legal = rules.legal_moves(&state);
             legal.nth(rng.random_range(0..legal.len()))
         } else {
@@ -204,10 +235,11 @@ fn pick_position(
         rules.play_unchecked(&mut state, mv);
         ply += 1;
     }
-    if seen.is_empty() {
-        return None;
-    }
-    Some(seen[rng.random_range(0..seen.len())])
+    let game = SourcedGame {
+        agents: [picked[0].to_string(), picked[1].to_string()],
+        positions: seen,
+    };
+    Some((game, rng))
 }
 
 /// One agent's agreement with perfect play on a set.

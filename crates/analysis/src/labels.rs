@@ -1,0 +1,614 @@
+//! Exact labels at scale, for training evaluations: every position of many
+//! seeded games between agents, each with the exact value of perfect play
+//! and every move's value wherever the solver settles them cheaply (the
+//! endgame database holds the position, or a search of at most `nodes`
+//! nodes proves it). `analyze exact-positions` solves one position a game
+//! fully, at seconds each; this settles every position of a game within a
+//! node budget, at a few milliseconds each, and says which it could not.
+//!
+//! The run writes a folder: `labels.json` (what makes the labels: the
+//! rules, agents, seed, node budget, database and shard) and
+//! `labels.jsonl`, a line per game in the order games finish. A game's
+//! line depends only on the options and its id, so the set is the same at
+//! any thread count, and a run that stops keeps its whole lines: the same
+//! command resumes it. `--shard K/N` labels one contiguous block of the
+//! games, for a cluster; the shards' lines together are the whole run's.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use mancala_agents::derive_seed;
+use mancala_arena::lines::{read_capped_line, CappedLine, MAX_RECORD_BYTES};
+use mancala_arena::{FolderLock, Shard};
+use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+use mancala_registry::AnyAgentSpec;
+use mancala_solver::Solver;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::positions::{sourced_game, DEFAULT_SOURCES};
+use crate::{
+    bad_input, build_solver, solver_options, solver_refused, AnalysisError, Observer, Result,
+};
+
+/// The folder's description of the run.
+pub const LABELS_IDENTITY: &str = "labels.json";
+/// The folder's labels, a line per game.
+pub const LABELS_FILE: &str = "labels.jsonl";
+/// Version of the two files' format.
+const FORMAT: u32 = 1;
+/// Seeds in the pits per phase of [`PhaseTally`].
+pub const PHASE_SEEDS: u32 = 8;
+
+/// How to label.
+#[derive(Clone, Debug)]
+pub struct LabelOptions {
+    /// The Kalah board and rules.
+    pub rules: KalahRules,
+    /// Games of the run (ids `0..games`; a shard labels a block of them).
+    pub games: u64,
+    /// Agents whose games give the positions (each game's two seats are
+    /// drawn from these; empty: [`DEFAULT_SOURCES`]).
+    pub agents: Vec<String>,
+    /// Random moves at the start of each game; positions are taken after.
+    pub opening_plies: u32,
+    /// Seed of the games.
+    pub seed: u64,
+    /// Most nodes a search may take to settle one position (0: the
+    /// endgame database only).
+    pub nodes: u64,
+    /// Worker threads: games are labelled in parallel.
+    pub threads: usize,
+    /// Seeds in the endgame database's fullest level (`None`: as `mancala
+    /// solve`; 0: none).
+    pub db_seeds: Option<usize>,
+    /// Where endgame databases are kept (`None`: in memory only).
+    pub db_dir: Option<PathBuf>,
+    /// The block of games this run labels (`None`: all of them).
+    pub shard: Option<Shard>,
+}
+
+/// What a folder's labels were made with: a resumed run must match it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LabelIdentity {
+    format: u32,
+    game: String,
+    games: u64,
+    agents: Vec<String>,
+    opening_plies: u32,
+    seed: u64,
+    nodes: u64,
+    endgame_seeds: usize,
+    shard: Option<Shard>,
+}
+
+/// One game's labels: a line of `labels.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelledGame {
+    /// Its id in the run.
+    pub id: u64,
+    /// The agents in seats 0 and 1.
+    pub agents: [String; 2],
+    /// Every position after the opening until the game ended, in order.
+    pub positions: Vec<LabelledPosition>,
+}
+
+/// One position with what the solver settled of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelledPosition {
+    /// Plies played before it.
+    pub ply: u32,
+    /// The position, in the toolkit's notation.
+    pub position: String,
+    /// The final margin for the player to move with perfect play (`None`:
+    /// not settled within the budget).
+    pub value: Option<i32>,
+    /// Each legal move, in move order, with the final margin for the player
+    /// to move here after it (`None`: not settled).
+    pub moves: Vec<(String, Option<i32>)>,
+}
+
+/// Positions labelled with a number of seeds in the pits (a phase of the
+/// game: many seeds early, few late), and what they cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PhaseTally {
+    /// Positions labelled.
+    pub positions: u64,
+    /// Of those, positions whose value was settled.
+    pub settled: u64,
+    /// Of those, positions with every move's value settled too.
+    pub all_moves: u64,
+    /// Seconds spent settling them (summed over threads).
+    pub seconds: f64,
+}
+
+impl PhaseTally {
+    fn add(&mut self, other: &PhaseTally) {
+        self.positions += other.positions;
+        self.settled += other.settled;
+        self.all_moves += other.all_moves;
+        self.seconds += other.seconds;
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LabelRun {
+    /// Games labelled by this run.
+    pub games: u64,
+    /// Games found already labelled in the folder (a resumed run).
+    pub kept: u64,
+    /// By phase: entry `k` counts the positions with `PHASE_SEEDS * k` to
+    /// `PHASE_SEEDS * (k + 1) - 1` seeds in the pits, labelled by this run.
+    pub phases: Vec<PhaseTally>,
+    /// Seeds in the endgame database's fullest level (its positions are
+    /// settled at once).
+    pub endgame_seeds: usize,
+    /// Wall-clock seconds of the labelling (the database's build not
+    /// counted).
+    pub seconds: f64,
+    /// Whether the stop flag ended it early (its whole games are kept).
+    pub interrupted: bool,
+}
+
+impl LabelRun {
+    /// All phases together.
+    pub fn total(&self) -> PhaseTally {
+        let mut all = PhaseTally::default();
+        for p in &self.phases {
+            all.add(p);
+        }
+        all
+    }
+}
+
+/// Labels the games of `options` into `dir` (created if need be),
+/// resuming the lines already there.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for an agent that cannot play the rules, a
+/// folder another run holds or whose labels were made with other options;
+/// [`AnalysisError::Damaged`] for a damaged `labels.jsonl`;
+/// [`AnalysisError::Io`] when the files cannot be written.
+pub fn label(
+    options: &LabelOptions,
+    dir: &Path,
+    observer: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<LabelRun> {
+    let rules = options.rules;
+    let texts: Vec<String> = if options.agents.is_empty() {
+        DEFAULT_SOURCES.iter().map(|s| s.to_string()).collect()
+    } else {
+        options.agents.clone()
+    };
+    let mut sources = Vec::new();
+    for t in &texts {
+        let a = AnyAgentSpec::parse(t).map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
+        a.check(&rules)
+            .map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
+        sources.push(a);
+    }
+    let solver_options = solver_options(&rules, None, options.db_seeds, options.db_dir.as_deref())?;
+    fs::create_dir_all(dir).map_err(|source| AnalysisError::Io {
+        action: "create",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let _lock = FolderLock::take(dir).map_err(|e| bad_input(e.to_string()))?;
+    let identity = LabelIdentity {
+        format: FORMAT,
+        game: rules.to_string(),
+        games: options.games,
+        agents: texts,
+        opening_plies: options.opening_plies,
+        seed: options.seed,
+        nodes: options.nodes,
+        endgame_seeds: solver_options.endgame_seeds,
+        shard: options.shard,
+    };
+    check_identity(dir, &identity)?;
+    let done = kept_games(&dir.join(LABELS_FILE))?;
+
+    let pool = crate::thread_pool(options.threads)?;
+    let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
+    let ids = options
+        .shard
+        .map_or(0..options.games, |s| s.range(options.games));
+    let todo: Vec<u64> = ids.filter(|id| !done.contains(id)).collect();
+    let mut run = LabelRun {
+        kept: done.len() as u64,
+        endgame_seeds: solver_options.endgame_seeds,
+        ..LabelRun::default()
+    };
+    let path = dir.join(LABELS_FILE);
+    let out = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .map_err(|source| AnalysisError::Io {
+            action: "write",
+            path: path.clone(),
+            source,
+        })?;
+    let out = Mutex::new(out);
+    let t0 = Instant::now();
+    observer.start(todo.len() as u64, "games");
+    let labelled: Result<Vec<(u64, Vec<PhaseTally>)>> = pool.install(|| {
+        todo.par_iter()
+            .with_max_len(1)
+            .map(|&id| -> Result<Option<(u64, Vec<PhaseTally>)>> {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+                let Some((game, phases)) = label_game(&solver, &sources, options, id) else {
+                    return Ok(None);
+                };
+                let mut line = serde_json::to_vec(&game)
+                    .map_err(|e| AnalysisError::Solver(format!("game {id}: {e}")))?;
+                line.push(b'\n');
+                // One write of the whole line, under the lock: lines never
+                // interleave, and a kill leaves at most a torn last one.
+                out.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .write_all(&line)
+                    .map_err(|source| AnalysisError::Io {
+                        action: "write",
+                        path: path.clone(),
+                        source,
+                    })?;
+                observer.step();
+                Ok(Some((id, phases)))
+            })
+            .filter_map(Result::transpose)
+            .collect()
+    });
+    observer.finish();
+    for (_, phases) in labelled? {
+        run.games += 1;
+        if run.phases.len() < phases.len() {
+            run.phases.resize(phases.len(), PhaseTally::default());
+        }
+        for (all, one) in run.phases.iter_mut().zip(&phases) {
+            all.add(one);
+        }
+    }
+    run.seconds = t0.elapsed().as_secs_f64();
+    run.interrupted = stop.load(Ordering::Relaxed);
+    Ok(run)
+}
+
+/// Writes `identity` into a new folder, or checks that the folder's is the
+/// same.
+fn check_identity(dir: &Path, identity: &LabelIdentity) -> Result<()> {
+    let path = dir.join(LABELS_IDENTITY);
+    match fs::read_to_string(&path) {
+        Ok(text) => {
+            let found: LabelIdentity =
+                serde_json::from_str(&text).map_err(|e| AnalysisError::Damaged {
+                    path: path.clone(),
+                    why: format!("not a description of labels ({e})"),
+                })?;
+            if &found != identity {
+                return Err(bad_input(format!(
+                    "{} holds labels made with other options ({}); label into another folder, \
+                     or run the command that made them to resume it",
+                    dir.display(),
+                    serde_json::to_string(&found).unwrap_or_default()
+                )));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let text = serde_json::to_string_pretty(identity)
+                .map_err(|e| AnalysisError::Solver(e.to_string()))?;
+            fs::write(&path, text + "\n").map_err(|source| AnalysisError::Io {
+                action: "write",
+                path,
+                source,
+            })
+        }
+        Err(source) => Err(AnalysisError::Io {
+            action: "read",
+            path,
+            source,
+        }),
+    }
+}
+
+/// Just the id of a line.
+#[derive(Deserialize)]
+struct Id {
+    id: u64,
+}
+
+/// The ids of the whole lines of `path`; a torn last line (a run killed
+/// while writing) is cut off the file, so that the next line starts clean.
+fn kept_games(path: &Path) -> Result<std::collections::HashSet<u64>> {
+    let mut ids = std::collections::HashSet::new();
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ids),
+        Err(source) => {
+            return Err(AnalysisError::Io {
+                action: "read",
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let damaged = |why: String| AnalysisError::Damaged {
+        path: path.to_path_buf(),
+        why,
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut whole_bytes = 0u64;
+    for number in 1.. {
+        match read_capped_line(&mut reader, &mut line, MAX_RECORD_BYTES)
+            .map_err(|e| damaged(e.to_string()))?
+        {
+            CappedLine::End => break,
+            CappedLine::Line { whole: false, .. } | CappedLine::TooLong { whole: false, .. } => {
+                // Torn: cut off below.
+                break;
+            }
+            CappedLine::TooLong { .. } => {
+                return Err(damaged(format!(
+                    "line {number} is longer than a game's labels"
+                )))
+            }
+            CappedLine::Line { bytes, .. } => {
+                let id: Id = serde_json::from_slice(&line).map_err(|e| {
+                    damaged(format!(
+                        "line {number}: {e}; delete it and the lines after it to label those \
+                         games again"
+                    ))
+                })?;
+                if !ids.insert(id.id) {
+                    return Err(damaged(format!("line {number}: game {} twice", id.id)));
+                }
+                whole_bytes += bytes;
+            }
+        }
+    }
+    let len = fs::metadata(path).map(|m| m.len()).unwrap_or(whole_bytes);
+    if len > whole_bytes {
+        OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(whole_bytes))
+            .map_err(|source| AnalysisError::Io {
+                action: "write",
+                path: path.to_path_buf(),
+                source,
+            })?;
+    }
+    Ok(ids)
+}
+
+/// Plays game `id` and settles each of its positions after the opening;
+/// `None` if the game ended within the opening or an agent failed.
+fn label_game(
+    solver: &Solver<KalahRules>,
+    sources: &[AnyAgentSpec],
+    options: &LabelOptions,
+    id: u64,
+) -> Option<(LabelledGame, Vec<PhaseTally>)> {
+    let rules = &options.rules;
+    let (played, _) = sourced_game(
+        rules,
+        sources,
+        options.opening_plies,
+        derive_seed(options.seed, id),
+    )?;
+    let mut phases: Vec<PhaseTally> = Vec::new();
+    let mut positions = Vec::with_capacity(played.positions.len());
+    for (ply, state) in &played.positions {
+        let t0 = Instant::now();
+        let labelled = label_position(solver, options.nodes, *ply, state);
+        let setup = rules.setup(state);
+        let seeds_in_pits: u32 = [Player::ZERO, Player::ONE]
+            .iter()
+            .flat_map(|&p| setup.rows[p].iter())
+            .map(|&s| u32::from(s))
+            .sum();
+        let phase = (seeds_in_pits / PHASE_SEEDS) as usize;
+        if phases.len() <= phase {
+            phases.resize(phase + 1, PhaseTally::default());
+        }
+        let tally = &mut phases[phase];
+        tally.positions += 1;
+        tally.settled += u64::from(labelled.value.is_some());
+        tally.all_moves += u64::from(labelled.moves.iter().all(|m| m.1.is_some()));
+        tally.seconds += t0.elapsed().as_secs_f64();
+        positions.push(labelled);
+    }
+    Some((
+        LabelledGame {
+            id,
+            agents: played.agents,
+            positions,
+        },
+        phases,
+    ))
+}
+
+/// `state`, settled: its value and each move's, for its mover.
+fn label_position(
+    solver: &Solver<KalahRules>,
+    nodes: u64,
+    ply: u32,
+    state: &KalahState,
+) -> LabelledPosition {
+    let rules = solver.rules();
+    // A scratch table that cannot be had settles nothing: the position is
+    // written unlabelled rather than the run stopped.
+    let settle = |s: &KalahState| solver.settle(s, nodes).ok().flatten();
+    let mover = rules.to_move(state).expect("a position of a game not over");
+    let moves: Vec<(String, Option<i32>)> = rules
+        .legal_moves(state)
+        .into_iter()
+        .map(|mv: Move| {
+            let mut child = *state;
+            rules.play_unchecked(&mut child, mv);
+            let value = match rules.outcome(&child) {
+                Some(outcome) => Some(outcome.margin_for(mover)),
+                None => settle(&child).map(|v| match rules.to_move(&child) {
+                    Some(next) if next != mover => -v,
+                    _ => v,
+                }),
+            };
+            (mv.to_string(), value)
+        })
+        .collect();
+    // Every move settled gives the value without another search.
+    let value = if moves.iter().all(|m| m.1.is_some()) {
+        moves.iter().filter_map(|m| m.1).max()
+    } else {
+        settle(state)
+    };
+    LabelledPosition {
+        ply,
+        position: rules.setup(state).to_string(),
+        value,
+        moves,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mancala_agents::StopCondition;
+
+    fn options(games: u64, threads: usize) -> LabelOptions {
+        LabelOptions {
+            rules: KalahRules::new(4, 3).unwrap(),
+            games,
+            agents: vec!["greedy".into(), "minimax:depth=2".into(), "random".into()],
+            opening_plies: 2,
+            seed: 7,
+            nodes: 20_000,
+            threads,
+            db_seeds: Some(8),
+            db_dir: None,
+            shard: None,
+        }
+    }
+
+    fn lines(dir: &Path) -> Vec<LabelledGame> {
+        let mut all: Vec<LabelledGame> = fs::read_to_string(dir.join(LABELS_FILE))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        all.sort_by_key(|g| g.id);
+        all
+    }
+
+    #[test]
+    fn labels_are_the_solvers_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let never = AtomicBool::new(false);
+        let o = options(6, 2);
+        let run = label(&o, dir.path(), &(), &never).unwrap();
+        assert_eq!(run.games, 6);
+        let games = lines(dir.path());
+        assert_eq!(games.len(), 6);
+        let solver = Solver::new(o.rules, &mancala_solver::SolverOptions::small()).unwrap();
+        let mut checked = 0;
+        for game in &games {
+            for p in &game.positions {
+                let state = o.rules.parse_position(&p.position).unwrap();
+                let Some(value) = p.value else { continue };
+                assert_eq!(value, solver.value(&state, StopCondition::NEVER).unwrap());
+                if p.moves.iter().all(|m| m.1.is_some()) {
+                    let exact = solver.move_values(&state, 1, StopCondition::NEVER).unwrap();
+                    let want: Vec<(String, Option<i32>)> = exact
+                        .iter()
+                        .map(|m| (m.mv.to_string(), Some(m.value)))
+                        .collect();
+                    assert_eq!(p.moves, want, "{}", p.position);
+                }
+                checked += 1;
+            }
+        }
+        // Kalah(4,3) is small: nearly everything settles.
+        let total = run.total();
+        assert_eq!(
+            total.positions as usize,
+            games.iter().map(|g| g.positions.len()).sum::<usize>()
+        );
+        assert!(
+            checked > 40 && total.settled * 10 > total.positions * 9,
+            "{total:?}"
+        );
+    }
+
+    #[test]
+    fn the_labels_are_the_same_at_any_thread_count_resumed_or_sharded() {
+        let never = AtomicBool::new(false);
+        let whole = tempfile::tempdir().unwrap();
+        label(&options(8, 1), whole.path(), &(), &never).unwrap();
+        let want = lines(whole.path());
+
+        let threaded = tempfile::tempdir().unwrap();
+        label(&options(8, 2), threaded.path(), &(), &never).unwrap();
+        assert_eq!(lines(threaded.path()), want);
+
+        // A run killed mid-line, then resumed.
+        let resumed = tempfile::tempdir().unwrap();
+        label(&options(8, 2), resumed.path(), &(), &never).unwrap();
+        let path = resumed.path().join(LABELS_FILE);
+        let text = fs::read_to_string(&path).unwrap();
+        let keep: Vec<&str> = text.lines().take(3).collect();
+        let torn = &text.lines().nth(3).unwrap()[..20];
+        fs::write(&path, format!("{}\n{torn}", keep.join("\n"))).unwrap();
+        let run = label(&options(8, 2), resumed.path(), &(), &never).unwrap();
+        assert_eq!((run.kept, run.games), (3, 5));
+        assert_eq!(lines(resumed.path()), want);
+
+        // Two shards hold the whole run between them.
+        let mut sharded = Vec::new();
+        for k in 1..=2 {
+            let dir = tempfile::tempdir().unwrap();
+            let o = LabelOptions {
+                shard: Some(Shard::new(k, 2).unwrap()),
+                ..options(8, 1)
+            };
+            label(&o, dir.path(), &(), &never).unwrap();
+            sharded.extend(lines(dir.path()));
+        }
+        sharded.sort_by_key(|g| g.id);
+        assert_eq!(sharded, want);
+    }
+
+    #[test]
+    fn a_folder_of_other_labels_or_damaged_ones_is_refused() {
+        let never = AtomicBool::new(false);
+        let dir = tempfile::tempdir().unwrap();
+        label(&options(2, 1), dir.path(), &(), &never).unwrap();
+        let other = LabelOptions {
+            nodes: 5,
+            ..options(2, 1)
+        };
+        let e = label(&other, dir.path(), &(), &never)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("other options"), "{e}");
+        let path = dir.path().join(LABELS_FILE);
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, format!("not json\n{text}")).unwrap();
+        let e = label(&options(2, 1), dir.path(), &(), &never)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1"), "{e}");
+    }
+}
