@@ -36,7 +36,7 @@ use mancala_core::{Game, Move, SpecError};
 use thiserror::Error;
 
 pub use clock::{time_for_move, Clock, Flagged, GameClocks, TimeControl, TimeControlError};
-pub use eval::Eval;
+pub use eval::{Eval, NetEval};
 pub use greedy::Greedy;
 pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, RootNoise};
 pub use minimax::{Minimax, MinimaxOptions};

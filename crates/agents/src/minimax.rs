@@ -454,6 +454,10 @@ impl<G: Game> Agent<G> for Minimax<G> {
     ) -> Result<Move, AgentError> {
         let t0 = Instant::now();
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
+        self.options
+            .eval
+            .check(game)
+            .map_err(|e| AgentError::Failed(format!("eval={}: {e}", self.options.eval)))?;
         let max_depth = match self.options.budget {
             Budget::Depth(d) => d.max(1),
             Budget::Time(_) | Budget::Auto => params::MAX_DEPTH,

@@ -89,6 +89,31 @@ impl AgentSpec {
         }
     }
 
+    /// Checks that the agent can play `game`: a value network reads one
+    /// game and board.
+    ///
+    /// # Errors
+    /// The network's refusal, naming the network and the game.
+    pub fn check<G: Game>(&self, game: &G) -> Result<(), mancala_evalnet::EvalNetError> {
+        match self {
+            AgentSpec::Minimax(o) => o.eval.check(game),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the spec `text` reads a file when parsed (a value network,
+    /// `eval=net:PATH`), without reading it: what a server must refuse
+    /// before parsing a client's spec. Any text that names a network
+    /// anywhere (a fallback's too) counts.
+    pub fn reads_a_file(text: &str) -> bool {
+        let squeezed: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        squeezed.contains(&format!("eval={}", Eval::NET_PREFIX))
+    }
+
     /// Interprets an already split spec; `None` when the name is not one of
     /// this crate's agents (so that other crates can add their own).
     ///
@@ -307,16 +332,39 @@ impl MinimaxOptions {
     pub fn from_spec(spec: &Spec) -> Result<MinimaxOptions, SpecError> {
         spec.check_keys(&["depth", "time", "eval", "tt", "margin"])?;
         let d = MinimaxOptions::default();
-        let eval = match spec.get_choice("eval", Eval::NAMES)? {
-            Some(i) => Eval::ALL[i],
-            None => d.eval,
-        };
+        let eval = read_eval(spec)?.unwrap_or(d.eval);
         Ok(MinimaxOptions {
             budget: read_budget(spec, BudgetCount::Depth, d.budget)?,
             eval,
             tt_mib: read_tt_mib(spec)?.unwrap_or(d.tt_mib),
             margin: read_margin(spec)?,
         })
+    }
+}
+
+/// Reads `eval`: a built-in evaluation by name, or `net:PATH`, a value
+/// network read from the file now.
+fn read_eval(spec: &Spec) -> Result<Option<Eval>, SpecError> {
+    let Some(value) = spec.get("eval") else {
+        return Ok(None);
+    };
+    if let Some(path) = value.strip_prefix(Eval::NET_PREFIX) {
+        let net = crate::NetEval::load(path)
+            .map_err(|e| bad_value("eval", value, &format!("a value network file: {e}")))?;
+        return Ok(Some(Eval::Net(net)));
+    }
+    let lower = value.to_ascii_lowercase();
+    match Eval::NAMES.iter().position(|n| *n == lower) {
+        Some(i) => Ok(Some(Eval::ALL[i].clone())),
+        None => Err(bad_value(
+            "eval",
+            value,
+            &format!(
+                "one of {}, or {}PATH (a value network file)",
+                Eval::NAMES.join(", "),
+                Eval::NET_PREFIX
+            ),
+        )),
     }
 }
 
@@ -410,6 +458,55 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("'depth' is already given"), "{e}");
+    }
+
+    #[test]
+    fn a_value_network_is_read_by_path_checked_against_the_game_and_written_back() {
+        use mancala_core::{KalahRules, OwareRules};
+        use mancala_evalnet::{Inputs, ValueNet};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kalah.safetensors");
+        let game = KalahRules::default();
+        ValueNet::seeded(Inputs::for_game(&game, 8), &[16], 1)
+            .unwrap()
+            .save(&path)
+            .unwrap();
+        let text = format!("minimax:depth=4,eval=net:{}", path.display());
+        let spec: AgentSpec = text.parse().unwrap();
+        assert_eq!(spec.to_string(), text);
+        assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap(), spec);
+        spec.check(&game).unwrap();
+        let e = spec.check(&OwareRules::default()).unwrap_err().to_string();
+        assert!(e.starts_with("the network is for kalah"), "{e}");
+        // Built for the wrong game anyway, the agent refuses to move.
+        let mut agent = spec.build::<OwareRules>();
+        agent.new_game(1);
+        let oware = OwareRules::default();
+        assert!(agent.choose(&oware, &oware.start()).is_err());
+
+        let missing = dir.path().join("none.safetensors");
+        let e = format!("minimax:eval=net:{}", missing.display())
+            .parse::<AgentSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a value network file"), "{e}");
+        std::fs::write(&missing, b"not weights").unwrap();
+        let e = format!("minimax:eval=net:{}", missing.display())
+            .parse::<AgentSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a safetensors file"), "{e}");
+        let e = "minimax:eval=nets"
+            .parse::<AgentSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("net:PATH"), "{e}");
+
+        assert!(AgentSpec::reads_a_file(&text));
+        assert!(AgentSpec::reads_a_file(
+            "perfect:fallback=minimax:EVAL = NET:x"
+        ));
+        assert!(!AgentSpec::reads_a_file("minimax:eval=material"));
     }
 
     #[test]

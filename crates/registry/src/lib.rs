@@ -131,13 +131,18 @@ impl AnyAgentSpec {
     /// [`RegistryError::ProgramIsDirectory`], or a neural model's error.
     pub fn check<G: Game>(&self, game: &G) -> Result<(), RegistryError> {
         match self {
-            AnyAgentSpec::Classical(_) => {
-                let _ = game;
-                Ok(())
-            }
-            AnyAgentSpec::Perfect(p) => p
+            AnyAgentSpec::Classical(c) => c
                 .check(game)
                 .map_err(|e| RegistryError::Unplayable(e.to_string())),
+            AnyAgentSpec::Perfect(p) => {
+                if let Some(fallback) = &p.fallback {
+                    fallback
+                        .check(game)
+                        .map_err(|e| RegistryError::Unplayable(format!("fallback: {e}")))?;
+                }
+                p.check(game)
+                    .map_err(|e| RegistryError::Unplayable(e.to_string()))
+            }
             AnyAgentSpec::Engine(e) => check_program(&e.command[0], e.workdir.as_deref()),
             #[cfg(feature = "neural")]
             AnyAgentSpec::Neural(n) => Ok(n.check(game)?),

@@ -296,8 +296,9 @@ const REFUSED_FAMILIES: &[&str] = &["engine", "neural"];
 /// The refusal of an `engine:` or `neural:` spec.
 fn refused_from_web(spec: &str) -> ApiError {
     ApiError::Forbidden(format!(
-        "agent `{spec}`: external engines and neural models cannot be started from the web \
-         (they run a program or read a file); run them with `mancala play` or a tournament"
+        "agent `{spec}`: external engines, neural models and value networks cannot be started \
+         from the web (they run a program or read a file); run them with `mancala play` or a \
+         tournament"
     ))
 }
 
@@ -308,6 +309,7 @@ pub fn parse_agent(text: &str) -> Result<AnyAgentSpec, ApiError> {
     if REFUSED_FAMILIES
         .iter()
         .any(|f| family.eq_ignore_ascii_case(f))
+        || AgentSpec::reads_a_file(text)
     {
         return Err(refused_from_web(text.trim()));
     }

@@ -456,6 +456,8 @@ fn agents_move_from_the_web_but_engines_and_models_are_refused() {
         "engine:cmd=python3 -c 'print(1)'",
         "ENGINE:cmd=sh",
         "neural:model=/etc/passwd",
+        "minimax:depth=2,eval=net:/etc/passwd",
+        "perfect:fallback=minimax:eval=net:/dev/zero",
     ] {
         refused(
             post(

@@ -26,12 +26,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use mancala_agents::minimax::TURN_WIDTH;
+use mancala_agents::NetEval;
 use mancala_agents::{Agent, Budget, Eval, Minimax, MinimaxOptions};
 use mancala_core::{
     CongkakRules, EndReason, Game, GameSpec, GrandSlam, KalahRules, Move, OwareRules, Player,
 };
+use mancala_evalnet::{Inputs, ValueNet};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 
 /// Quarter seeds per seed, as in `eval.rs`.
 const SCALE: i32 = 4;
@@ -65,7 +68,7 @@ fn plain_minimax<G: Game>(
     state: &G::State,
     depth: u32,
     width: u32,
-    eval: Eval,
+    eval: &Eval,
     seen: &mut Seen,
 ) -> i32 {
     let Some(mover) = game.to_move(state) else {
@@ -160,12 +163,12 @@ fn compare<G: Game>(
     game: &G,
     positions: &[G::State],
     depths: std::ops::RangeInclusive<u32>,
-    eval: Eval,
+    eval: &Eval,
 ) -> Seen {
     let options = |tt_mib| MinimaxOptions {
         margin: None,
         budget: Budget::Depth(1),
-        eval,
+        eval: eval.clone(),
         tt_mib,
     };
     let mut kept = Minimax::<G>::new(options(1));
@@ -216,10 +219,10 @@ fn compare<G: Game>(
 /// Checks the agent's move choice at a fixed depth: the chosen move must be
 /// one of the best moves by the plain minimax, and the reported value must be
 /// that best value from the mover's side.
-fn check_choices<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u32, eval: Eval) {
+fn check_choices<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u32, eval: &Eval) {
     let mut agent = Minimax::<G>::new(MinimaxOptions {
         budget: Budget::Depth(depth),
-        eval,
+        eval: eval.clone(),
         tt_mib: 1,
         margin: None,
     });
@@ -281,7 +284,7 @@ fn move_value<G: Game>(
     state: &G::State,
     mv: Move,
     depth: u32,
-    eval: Eval,
+    eval: &Eval,
     seen: &mut Seen,
 ) -> i32 {
     let mover = game.to_move(state);
@@ -310,7 +313,7 @@ fn check_margin<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u
     let mut seen = Seen::default();
     let mut agent = Minimax::<G>::new(MinimaxOptions {
         budget: Budget::Depth(depth),
-        eval,
+        eval: eval.clone(),
         tt_mib: 1,
         margin: Some(margin),
     });
@@ -329,7 +332,7 @@ fn check_margin<G: Game>(label: &str, game: &G, positions: &[G::State], depth: u
             .map(|mv| {
                 (
                     mv,
-                    sign * move_value(game, state, mv, depth, eval, &mut seen),
+                    sign * move_value(game, state, mv, depth, &eval, &mut seen),
                 )
             })
             .collect();
@@ -392,7 +395,7 @@ fn kalah_default_matches_plain_minimax() {
     let positions = random_positions(&game, 11, 240, 0..60);
     let mut extra = 0;
     for eval in Eval::ALL {
-        let seen = compare("kalah", &game, &positions, 1..=5, eval);
+        let seen = compare("kalah", &game, &positions, 1..=5, &eval);
         extra += seen.extra_turns;
         assert!(seen.ends_by(EndReason::EmptyRow) > 0, "{seen:?}");
     }
@@ -401,7 +404,40 @@ fn kalah_default_matches_plain_minimax() {
         "extra turns inside the searched lines: {extra}"
     );
     // A few positions one ply deeper.
-    compare("kalah", &game, &positions[..40], 6..=6, Eval::Material);
+    compare("kalah", &game, &positions[..40], 6..=6, &Eval::Material);
+}
+
+/// A value network of seeded random weights as the evaluation: the search
+/// with it is still exactly fixed-depth minimax, and an agent's moves and
+/// values at a fixed depth depend only on its seed.
+#[test]
+fn kalah_with_a_value_network_matches_plain_minimax_and_is_deterministic() {
+    let game = kalah("kalah");
+    let net = ValueNet::seeded(Inputs::for_game(&game, 16), &[32, 16], 5).unwrap();
+    let eval = Eval::Net(NetEval::new("random.safetensors", Arc::new(net)));
+    let positions = random_positions(&game, 13, 120, 0..60);
+    let seen = compare("kalah eval=net", &game, &positions, 1..=4, &eval);
+    assert!(seen.extra_turns > 100, "{seen:?}");
+    check_choices("kalah eval=net", &game, &positions, 4, &eval);
+
+    let play = |seed| {
+        let mut agent = Minimax::<KalahRules>::new(MinimaxOptions {
+            budget: Budget::Depth(5),
+            eval: eval.clone(),
+            tt_mib: 1,
+            margin: Some(0),
+        });
+        agent.new_game(seed);
+        positions[..30]
+            .iter()
+            .filter(|s| !game.is_over(s))
+            .map(|s| {
+                let mv = agent.choose(&game, s).unwrap();
+                (mv, agent.info().value)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(play(3), play(3));
 }
 
 #[test]
@@ -409,7 +445,7 @@ fn kalah_empty_capture_matches_plain_minimax() {
     let game = kalah("kalah:empty_capture=true");
     let positions = random_positions(&game, 12, 200, 0..60);
     for eval in Eval::ALL {
-        let seen = compare("kalah empty_capture", &game, &positions, 1..=5, eval);
+        let seen = compare("kalah empty_capture", &game, &positions, 1..=5, &eval);
         assert!(seen.extra_turns > 500, "{seen:?}");
     }
 }
@@ -419,7 +455,7 @@ fn kalah_delayed_end_matches_plain_minimax() {
     let game = kalah("kalah:game_end=delayed");
     let positions = random_positions(&game, 13, 200, 10..80);
     for eval in Eval::ALL {
-        let seen = compare("kalah game_end=delayed", &game, &positions, 1..=5, eval);
+        let seen = compare("kalah game_end=delayed", &game, &positions, 1..=5, &eval);
         assert!(seen.extra_turns > 500, "{seen:?}");
         assert!(seen.ends_by(EndReason::EmptyRow) > 0, "{seen:?}");
     }
@@ -430,7 +466,7 @@ fn kalah_set_aside_matches_plain_minimax() {
     let game = kalah("kalah:pits=4,seeds=3,leftover=set_aside");
     let positions = random_positions(&game, 14, 150, 0..30);
     for eval in Eval::ALL {
-        let seen = compare("kalah set_aside", &game, &positions, 1..=6, eval);
+        let seen = compare("kalah set_aside", &game, &positions, 1..=6, &eval);
         assert!(seen.ends_by(EndReason::EmptyRow) > 100, "{seen:?}");
     }
 }
@@ -451,11 +487,11 @@ fn kalah_pie_matches_plain_minimax() {
         "positions where the swap is legal: {swap_now}"
     );
     for eval in Eval::ALL {
-        let seen = compare("kalah pie", &game, &positions, 1..=5, eval);
+        let seen = compare("kalah pie", &game, &positions, 1..=5, &eval);
         assert!(seen.swap_offered > 1000, "{seen:?}");
         assert!(seen.extra_turns > 500, "{seen:?}");
     }
-    check_choices("kalah pie", &game, &positions, 4, Eval::Material);
+    check_choices("kalah pie", &game, &positions, 4, &Eval::Material);
 }
 
 #[test]
@@ -472,11 +508,11 @@ fn small_kalah_boards_match_plain_minimax_to_the_end() {
         let game = kalah(spec);
         let positions = random_positions(&game, 20 + k as u64, 100, 0..20);
         for eval in Eval::ALL {
-            let seen = compare(spec, &game, &positions, 1..=6, eval);
+            let seen = compare(spec, &game, &positions, 1..=6, &eval);
             assert!(seen.ends_by(EndReason::EmptyRow) > 200, "{spec}: {seen:?}");
             assert!(seen.extra_turns > 100, "{spec}: {seen:?}");
         }
-        check_choices(spec, &game, &positions, 5, Eval::Store);
+        check_choices(spec, &game, &positions, 5, &Eval::Store);
     }
 }
 
@@ -484,8 +520,8 @@ fn small_kalah_boards_match_plain_minimax_to_the_end() {
 fn kalah_choices_are_best_moves() {
     let game = kalah("kalah");
     let positions = random_positions(&game, 30, 120, 0..50);
-    check_choices("kalah", &game, &positions, 4, Eval::Material);
-    check_choices("kalah", &game, &positions, 3, Eval::Store);
+    check_choices("kalah", &game, &positions, 4, &Eval::Material);
+    check_choices("kalah", &game, &positions, 3, &Eval::Store);
 }
 
 // ---------------------------------------------------------------------------
@@ -496,9 +532,9 @@ fn oware_default_matches_plain_minimax() {
     let game = oware("oware");
     let positions = random_positions(&game, 40, 200, 0..120);
     for eval in Eval::ALL {
-        compare("oware", &game, &positions, 1..=5, eval);
+        compare("oware", &game, &positions, 1..=5, &eval);
     }
-    check_choices("oware", &game, &positions, 4, Eval::Material);
+    check_choices("oware", &game, &positions, 4, &Eval::Material);
 }
 
 #[test]
@@ -522,7 +558,7 @@ fn oware_grand_slam_variants_match_plain_minimax() {
         let positions = random_positions(&game, 50 + k as u64, 120, plies);
         let mut ends = 0;
         for eval in Eval::ALL {
-            let seen = compare(spec, &game, &positions, 1..=5, eval);
+            let seen = compare(spec, &game, &positions, 1..=5, &eval);
             ends += seen.ends.values().sum::<u64>();
         }
         let slams: usize = positions
@@ -576,7 +612,7 @@ fn oware_max_plies_inside_the_search_matches_plain_minimax() {
     let game = oware("oware:max_plies=30");
     let positions = random_positions(&game, 60, 150, 20..30);
     for eval in Eval::ALL {
-        let seen = compare("oware max_plies=30", &game, &positions, 1..=6, eval);
+        let seen = compare("oware max_plies=30", &game, &positions, 1..=6, &eval);
         assert!(seen.ends_by(EndReason::MaxPlies) > 1000, "{seen:?}");
     }
     let game = oware("oware:pits=4,seeds=3,max_plies=16");
@@ -586,10 +622,10 @@ fn oware_max_plies_inside_the_search_matches_plain_minimax() {
         &game,
         &positions,
         1..=6,
-        Eval::Store,
+        &Eval::Store,
     );
     assert!(seen.ends_by(EndReason::MaxPlies) > 100, "{seen:?}");
-    check_choices("oware max_plies=16", &game, &positions, 5, Eval::Material);
+    check_choices("oware max_plies=16", &game, &positions, 5, &Eval::Material);
 }
 
 #[test]
@@ -607,7 +643,7 @@ fn oware_small_boards_reach_every_kind_of_end() {
         let game = oware(spec);
         let positions = random_positions(&game, 70 + k as u64, 100, 0..30);
         for eval in Eval::ALL {
-            let seen = compare(spec, &game, &positions, 1..=6, eval);
+            let seen = compare(spec, &game, &positions, 1..=6, &eval);
             for (reason, n) in seen.ends {
                 *ends.entry(reason).or_default() += n;
             }
@@ -658,11 +694,11 @@ fn congkak_matches_plain_minimax_with_bounded_chains() {
         };
         let positions = random_positions(&game, 90 + k as u64, count, 0..20);
         for eval in Eval::ALL {
-            let seen = compare(spec, &game, &positions, depths.clone(), eval);
+            let seen = compare(spec, &game, &positions, depths.clone(), &eval);
             assert!(seen.extra_turns > 100, "{spec}: {seen:?}");
             beyond += seen.beyond_free;
         }
-        check_choices(spec, &game, &positions, 2, Eval::Material);
+        check_choices(spec, &game, &positions, 2, &Eval::Material);
     }
     assert!(beyond > 100, "moves past the free ones: {beyond}");
 }
