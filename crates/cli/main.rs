@@ -23,6 +23,7 @@ mod solve_cmd;
 mod tournament;
 #[cfg(feature = "neural")]
 mod train_cmd;
+mod train_eval;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -157,6 +158,9 @@ enum Command {
     /// Train a neural agent by self-play, AlphaZero-style (needs the `neural` feature).
     #[cfg(feature = "neural")]
     Train(train_cmd::TrainArgs),
+    /// Train a value network for alpha-beta (`minimax:eval=net:PATH`) on the
+    /// exact labels of `analyze labels`, in plain Rust.
+    TrainEval(train_eval::TrainEvalArgs),
     /// Play a list of moves and print the board after each; or replay game N of a results
     /// folder (--from DIR --id N) with each move's time, clock and search.
     Replay(game_cmds::ReplayArgs),
@@ -223,6 +227,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge::run(&args),
         #[cfg(feature = "neural")]
         Command::Train(args) => train_cmd::run(&args),
+        Command::TrainEval(args) => train_eval::run(&args),
         Command::Replay(args) => game_cmds::replay(&args),
         Command::Perft(args) => game_cmds::perft(&args),
         Command::Show(args) => game_cmds::show(&args),

@@ -10,6 +10,7 @@ mod analyze;
 mod annotate;
 mod cli;
 mod engine;
+mod eval_net;
 mod golden;
 mod hardening;
 mod inputs;

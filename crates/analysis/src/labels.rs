@@ -394,6 +394,74 @@ fn kept_games(path: &Path) -> Result<std::collections::HashSet<u64>> {
     Ok(ids)
 }
 
+/// The rules a labels folder was made for (its `labels.json`).
+///
+/// # Errors
+/// [`AnalysisError::Io`] or [`AnalysisError::Damaged`].
+pub fn labels_rules(dir: &Path) -> Result<KalahRules> {
+    let path = dir.join(LABELS_IDENTITY);
+    let text = fs::read_to_string(&path).map_err(|source| AnalysisError::Io {
+        action: "read",
+        path: path.clone(),
+        source,
+    })?;
+    let damaged = |why: String| AnalysisError::Damaged {
+        path: path.clone(),
+        why,
+    };
+    let identity: LabelIdentity = serde_json::from_str(&text)
+        .map_err(|e| damaged(format!("not a description of labels ({e})")))?;
+    match identity.game.parse::<mancala_core::GameSpec>() {
+        Ok(mancala_core::GameSpec::Kalah(rules)) => Ok(rules),
+        Ok(other) => Err(damaged(format!("game `{other}`: labels are of Kalah"))),
+        Err(e) => Err(damaged(format!("game `{}`: {e}", identity.game))),
+    }
+}
+
+/// Calls `each` with every whole game of the folder's `labels.jsonl`, in
+/// the file's order (a torn last line, from a run still going or killed,
+/// is left out); returns how many there were.
+///
+/// # Errors
+/// [`AnalysisError::Io`], or [`AnalysisError::Damaged`] for a line that is
+/// not a game's labels.
+pub fn read_labels(dir: &Path, each: &mut dyn FnMut(LabelledGame)) -> Result<u64> {
+    let path = dir.join(LABELS_FILE);
+    let file = File::open(&path).map_err(|source| AnalysisError::Io {
+        action: "read",
+        path: path.clone(),
+        source,
+    })?;
+    let damaged = |why: String| AnalysisError::Damaged {
+        path: path.clone(),
+        why,
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut games = 0;
+    for number in 1.. {
+        match read_capped_line(&mut reader, &mut line, MAX_RECORD_BYTES)
+            .map_err(|e| damaged(e.to_string()))?
+        {
+            CappedLine::End
+            | CappedLine::Line { whole: false, .. }
+            | CappedLine::TooLong { whole: false, .. } => break,
+            CappedLine::TooLong { .. } => {
+                return Err(damaged(format!(
+                    "line {number} is longer than a game's labels"
+                )))
+            }
+            CappedLine::Line { .. } => {
+                let game: LabelledGame = serde_json::from_slice(&line)
+                    .map_err(|e| damaged(format!("line {number}: {e}")))?;
+                each(game);
+                games += 1;
+            }
+        }
+    }
+    Ok(games)
+}
+
 /// Plays game `id` and settles each of its positions after the opening;
 /// `None` if the game ended within the opening or an agent failed.
 fn label_game(

@@ -52,6 +52,7 @@ use thiserror::Error;
 pub mod adjudication;
 pub mod annotate;
 pub mod books;
+pub mod eval_training;
 pub mod fair;
 pub mod first_move;
 pub mod grid;

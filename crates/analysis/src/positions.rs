@@ -49,6 +49,9 @@ pub struct ExactPositionsOptions {
     pub db_dir: Option<PathBuf>,
     /// What made the set, saved with it (the command line).
     pub made_by: String,
+    /// Play the games and pick the positions, but solve nothing (for
+    /// [`MadePositions::game_positions`] alone).
+    pub games_only: bool,
 }
 
 /// A set of exact positions and what making it cost.
@@ -68,6 +71,10 @@ pub struct MadePositions {
     pub nodes: u64,
     /// Whether the stop flag ended it early.
     pub interrupted: bool,
+    /// Every position of the set's games (sorted, once each), in the
+    /// toolkit's notation: what training must leave out for the set to be
+    /// a held-out yardstick.
+    pub game_positions: Vec<String>,
 }
 
 /// Makes the set `options` describe: games in parallel, then every move of
@@ -101,7 +108,7 @@ pub fn exact_positions(
     // Positions: one from each seeded game, at a random ply after the opening.
     let t0 = Instant::now();
     observer.start(u64::from(options.count), "games");
-    let picked: Vec<Option<(u32, KalahState)>> = pool.install(|| {
+    let picked: Vec<Option<PickedPosition>> = pool.install(|| {
         (0..options.count)
             .into_par_iter()
             .with_max_len(1)
@@ -119,8 +126,29 @@ pub fn exact_positions(
     if stop.load(Ordering::Relaxed) {
         return Err(AnalysisError::Interrupted);
     }
-    let states: Vec<(u32, KalahState)> = picked.into_iter().flatten().collect();
+    let mut game_positions = std::collections::BTreeSet::new();
+    let mut states: Vec<(u32, KalahState)> = Vec::new();
+    for (chosen, all) in picked.into_iter().flatten() {
+        game_positions.extend(all.iter().map(|s| rules.setup(s).to_string()));
+        states.push(chosen);
+    }
+    let game_positions: Vec<String> = game_positions.into_iter().collect();
     let games_seconds = t0.elapsed().as_secs_f64();
+    if options.games_only {
+        return Ok(MadePositions {
+            set: ExactPositions {
+                game: rules.to_string(),
+                made_by: options.made_by.clone(),
+                positions: Vec::new(),
+            },
+            picked: states.len(),
+            games_seconds,
+            solve_seconds: 0.0,
+            nodes: 0,
+            interrupted: false,
+            game_positions,
+        });
+    }
 
     let solver_options = solver_options(
         &rules,
@@ -167,18 +195,24 @@ pub fn exact_positions(
         solve_seconds,
         nodes: solver.nodes(),
         interrupted,
+        game_positions,
     })
 }
 
+/// A position picked from a game, with its ply, and every position of the
+/// game.
+type PickedPosition = ((u32, KalahState), Vec<KalahState>);
+
 /// Plays game `i` of the set between two of `sources` (after random
 /// opening moves) and returns one of its positions after the opening, with
-/// its ply; `None` if the game ended within the opening or an agent failed.
+/// its ply, and every position of the game (the opening's too); `None` if
+/// the game ended within the opening or an agent failed.
 fn pick_position(
     rules: &KalahRules,
     sources: &[AnyAgentSpec],
     options: &ExactPositionsOptions,
     i: u64,
-) -> Option<(u32, KalahState)> {
+) -> Option<PickedPosition> {
     let (game, mut rng) = sourced_game(
         rules,
         sources,
@@ -188,7 +222,8 @@ fn pick_position(
     if game.positions.is_empty() {
         return None;
     }
-    Some(game.positions[rng.random_range(0..game.positions.len())])
+    let chosen = game.positions[rng.random_range(0..game.positions.len())];
+    Some((chosen, game.every_position))
 }
 
 /// A game between two agents drawn from a list, and its positions.
@@ -198,6 +233,8 @@ pub(crate) struct SourcedGame {
     /// Every position after the opening where a player was to move, with
     /// the plies before it.
     pub positions: Vec<(u32, KalahState)>,
+    /// Every position of the game, the opening's and the last included.
+    pub every_position: Vec<KalahState>,
 }
 
 /// Plays the game of `seed`: two of `sources` drawn for the seats, then
@@ -220,6 +257,7 @@ pub(crate) fn sourced_game(
     seats[1].new_game(derive_seed(seed, 2));
     let mut state = rules.start();
     let mut seen = Vec::new();
+    let mut every_position = vec![state];
     let mut ply = 0u32;
     while let Some(mover) = rules.to_move(&state) {
         let mv = if ply < opening_plies {
@@ -233,11 +271,13 @@ pub(crate) fn sourced_game(
             s.observe(mv);
         }
         rules.play_unchecked(&mut state, mv);
+        every_position.push(state);
         ply += 1;
     }
     let game = SourcedGame {
         agents: [picked[0].to_string(), picked[1].to_string()],
         positions: seen,
+        every_position,
     };
     Some((game, rng))
 }

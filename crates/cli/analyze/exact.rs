@@ -48,8 +48,17 @@ pub struct ExactPositionsArgs {
     #[arg(long)]
     db_seeds: Option<usize>,
     /// Where to write the set (JSON).
-    #[arg(long, short)]
-    out: PathBuf,
+    #[arg(long, short, required_unless_present = "games_only")]
+    out: Option<PathBuf>,
+    /// Also write every position of the set's games to this file, one a
+    /// line: what `train-eval --exclude` must leave out for the set to be
+    /// a held-out yardstick.
+    #[arg(long, value_name = "FILE")]
+    held_out: Option<PathBuf>,
+    /// Play the games and write --held-out only, solving nothing (the
+    /// positions of a set made before).
+    #[arg(long, requires = "held_out")]
+    games_only: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -97,13 +106,35 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
         db_seeds: args.db_seeds,
         db_dir: crate::solve_cmd::default_db_dir(),
         made_by: std::env::args().collect::<Vec<_>>().join(" "),
+        games_only: args.games_only,
     };
     // A bar per phase (games, then positions), unless quiet.
     let progress = AnalysisProgress::new(args.quiet);
     let made =
         positions::exact_positions(&options, &progress, crate::stop_flag()).map_err(cli_error)?;
+    if let Some(path) = &args.held_out {
+        let mut text = format!(
+            "# every position of the games of: {}\n",
+            std::env::args().collect::<Vec<_>>().join(" ")
+        );
+        for p in &made.game_positions {
+            text.push_str(p);
+            text.push('\n');
+        }
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        eprintln!(
+            "{} positions of {} games -> {}",
+            made.game_positions.len(),
+            made.picked,
+            path.display()
+        );
+    }
+    let Some(out) = &args.out else {
+        return Ok(());
+    };
     // What was solved is kept even when stopped: a partial set is usable.
-    made.set.save(&args.out)?;
+    made.set.save(out)?;
     eprintln!(
         "{} of {} positions solved ({} nodes): games {:.1} s, solving {:.1} s -> {}",
         made.set.positions.len(),
@@ -111,7 +142,7 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
         made.nodes,
         made.games_seconds,
         made.solve_seconds,
-        args.out.display()
+        out.display()
     );
     if made.interrupted {
         eprintln!("stopped: the positions solved so far are saved");

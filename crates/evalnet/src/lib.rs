@@ -54,6 +54,10 @@ use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
 use thiserror::Error;
 
+pub mod train;
+
+pub use train::{train, EpochReport, Example, TrainOptions};
+
 /// The `format` metadata of a value network file.
 pub const FORMAT: &str = "mancala-evalnet-1";
 /// The largest file [`ValueNet::load`] reads: far above any network that

@@ -255,3 +255,150 @@ fn a_file_past_the_size_cap_is_refused_before_it_is_read() {
     let e = ValueNet::load(&dir.path().join("none")).unwrap_err();
     assert!(matches!(e, EvalNetError::Io { .. }), "{e}");
 }
+
+/// The exact final margin for the mover of every position reachable in
+/// `game`, by plain memoised minimax.
+fn solve_all<G: Game>(game: &G) -> Vec<(G::State, i32)> {
+    fn value<G: Game>(
+        game: &G,
+        s: &G::State,
+        memo: &mut std::collections::HashMap<G::State, i32>,
+    ) -> i32 {
+        if let Some(&v) = memo.get(s) {
+            return v;
+        }
+        let v = match game.to_move(s) {
+            None => game.outcome(s).unwrap().margin(),
+            Some(mover) => {
+                let sign = |p| {
+                    if p == mancala_core::Player::ZERO {
+                        1
+                    } else {
+                        -1
+                    }
+                };
+                game.legal_moves(s)
+                    .into_iter()
+                    .map(|mv| {
+                        let mut next = s.clone();
+                        game.play_unchecked(&mut next, mv);
+                        // Values are kept for player 0; the mover maximises its own.
+                        sign(mover) * value(game, &next, memo)
+                    })
+                    .max()
+                    .unwrap()
+                    * sign(mover)
+            }
+        };
+        memo.insert(s.clone(), v);
+        v
+    }
+    let mut memo = std::collections::HashMap::new();
+    value(game, &game.start(), &mut memo);
+    let mut all: Vec<(G::State, i32)> = memo
+        .into_iter()
+        .filter_map(|(s, v)| {
+            let mover = game.to_move(&s)?;
+            Some((
+                s,
+                if mover == mancala_core::Player::ZERO {
+                    v
+                } else {
+                    -v
+                },
+            ))
+        })
+        .collect();
+    all.sort_by_key(|(s, _)| game.key(s));
+    all
+}
+
+#[test]
+fn training_on_a_solved_tiny_board_learns_its_values_and_not_without_them() {
+    let game = KalahRules::new(3, 2).unwrap();
+    let inputs = Inputs::for_game(&game, 7);
+    let solved = solve_all(&game);
+    assert!(solved.len() > 300, "{} positions", solved.len());
+    let examples: Vec<Example> = solved
+        .iter()
+        .map(|(s, v)| Example::new(&inputs, &game, s, *v as f32))
+        .collect();
+    let total = game.total_seeds() as f32;
+    let mean = examples.iter().map(|e| e.target).sum::<f32>() / examples.len() as f32;
+    let spread = (examples
+        .iter()
+        .map(|e| f64::from((e.target - mean) * total).powi(2))
+        .sum::<f64>()
+        / examples.len() as f64)
+        .sqrt();
+    let options = TrainOptions {
+        hidden: vec![32, 16],
+        epochs: 150,
+        batch: 32,
+        learning_rate: 3e-3,
+        ..TrainOptions::default()
+    };
+    let mut last = None;
+    let net = train(
+        inputs.clone(),
+        &examples,
+        &examples,
+        total,
+        &options,
+        &mut |r| last = Some(r),
+    )
+    .unwrap();
+    let fitted = last.unwrap();
+    assert!(
+        fitted.validation_rmse < 0.2 * spread,
+        "error {} seeds against a spread of {spread}",
+        fitted.validation_rmse
+    );
+    // The forward pass of the trained network is the trainer's own.
+    for (ex, (s, v)) in examples.iter().zip(&solved).take(50) {
+        let m = net.margin(&game, s);
+        let err = (m - *v as f32).abs();
+        assert!(
+            err < 3.0 * fitted.validation_rmse as f32 + 0.5,
+            "{s:?}: {m} for {v}"
+        );
+        let _ = ex;
+    }
+    // The same examples with their targets shuffled among them: nothing to
+    // learn, and the fit to the true values is no better than the mean's.
+    let mut shuffled = examples.clone();
+    let mut targets: Vec<f32> = shuffled.iter().map(|e| e.target).collect();
+    use rand::seq::SliceRandom;
+    targets.shuffle(&mut SmallRng::seed_from_u64(1));
+    for (e, t) in shuffled.iter_mut().zip(targets) {
+        e.target = t;
+    }
+    let mut blind = None;
+    train(inputs, &shuffled, &examples, total, &options, &mut |r| {
+        blind = Some(r)
+    })
+    .unwrap();
+    let blind = blind.unwrap();
+    assert!(
+        blind.validation_rmse > 0.6 * spread,
+        "shuffled labels still fit: {} against a spread of {spread}",
+        blind.validation_rmse
+    );
+}
+
+#[test]
+fn training_is_the_same_for_the_same_seed() {
+    let game = KalahRules::new(3, 2).unwrap();
+    let inputs = Inputs::for_game(&game, 7);
+    let examples: Vec<Example> = solve_all(&game)
+        .iter()
+        .map(|(s, v)| Example::new(&inputs, &game, s, *v as f32))
+        .collect();
+    let options = TrainOptions {
+        hidden: vec![16],
+        epochs: 3,
+        ..TrainOptions::default()
+    };
+    let run = || train(inputs.clone(), &examples, &[], 6.0, &options, &mut |_| {}).unwrap();
+    assert_eq!(run(), run());
+}

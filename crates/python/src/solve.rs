@@ -310,6 +310,7 @@ pub fn exact_positions<'py>(
         db_seeds,
         db_dir: db_folder(db_dir, db_cache),
         made_by: format!("mancala.exact_positions({spec}, count={count}, seed={seed})"),
+        games_only: false,
     };
     let made = interruptible(py, |cancel| {
         mancala_analysis::positions::exact_positions(&options, &(), cancel)
