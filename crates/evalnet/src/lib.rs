@@ -429,15 +429,22 @@ impl ValueNet {
     /// ([`Inputs::check`]).
     #[inline]
     pub fn forward<G: Game>(&self, game: &G, state: &G::State) -> (f32, f32) {
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            self.forward_in(&mut scratch, game, state)
+        })
+    }
+
+    fn forward_in<G: Game>(&self, scratch: &mut Scratch, game: &G, state: &G::State) -> (f32, f32) {
         let inputs = &self.inputs;
-        let mut obs = [0.0f32; MAX_OBSERVATION];
+        let first = &self.layers[0];
+        let width = first.outputs;
+        let widest = self.layers.iter().map(|l| l.outputs).max().unwrap_or(1);
+        scratch.fit(inputs.observation, widest);
+        let Scratch { obs, a, b } = scratch;
         let obs = &mut obs[..inputs.observation];
         game.observe(state, obs);
         let total = game.total_seeds() as f32;
-        let first = &self.layers[0];
-        let width = first.outputs;
-        let mut a = [0.0f32; MAX_WIDTH];
-        let mut b = [0.0f32; MAX_WIDTH];
         let h = &mut a[..width];
         h.copy_from_slice(&first.bias);
         for (pit, &x) in obs[..2 * inputs.pits].iter().enumerate() {
@@ -457,7 +464,7 @@ impl ValueNet {
         }
         relu(h);
         // The remaining layers, ping-ponging between the two buffers.
-        let (mut cur, mut next) = (&mut a, &mut b);
+        let (mut cur, mut next) = (a, b);
         let mut len = width;
         let last = self.layers.len() - 1;
         for (k, layer) in self.layers.iter().enumerate().skip(1) {
@@ -661,6 +668,32 @@ fn is_layer_tensor(name: &str, hidden: usize) -> bool {
         .map(|k| format!("fc{k}"))
         .chain(std::iter::once("value".to_string()))
         .any(|l| name == format!("{l}.weight") || name == format!("{l}.bias"))
+}
+
+/// Buffers of a forward pass, one set a thread, grown to the largest
+/// network met: a pass allocates nothing and zeroes nothing.
+#[derive(Default)]
+struct Scratch {
+    obs: Vec<f32>,
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+impl Scratch {
+    #[inline]
+    fn fit(&mut self, observation: usize, width: usize) {
+        if self.obs.len() < observation {
+            self.obs.resize(observation, 0.0);
+        }
+        if self.a.len() < width {
+            self.a.resize(width, 0.0);
+            self.b.resize(width, 0.0);
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// The stores' difference for the mover, in whole seeds, from an
