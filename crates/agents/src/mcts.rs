@@ -87,6 +87,9 @@ pub struct MctsOptions {
     pub rollout: RolloutPolicy,
     /// Keep the subtree of the position reached between two moves of a game.
     pub reuse: bool,
+    /// A value network scores the leaves instead of rollouts
+    /// (`eval=net:PATH`, [`NetValueEvaluator`]).
+    pub value: Option<crate::NetEval>,
 }
 
 impl Default for MctsOptions {
@@ -99,6 +102,7 @@ impl Default for MctsOptions {
             c: 0.5,
             rollout: RolloutPolicy::Heuristic,
             reuse: true,
+            value: None,
         }
     }
 }
@@ -135,6 +139,55 @@ impl RolloutEvaluator {
     /// Rollouts with `policy`.
     pub fn new(policy: RolloutPolicy) -> RolloutEvaluator {
         RolloutEvaluator { policy }
+    }
+}
+
+/// A value network's estimate instead of a rollout: its margin for player
+/// 0, `m` seeds, becomes the expected score `1 / (1 + e^(-m / 2))`, a
+/// logistic whose scale (2 seeds) is about the half the networks'
+/// typical error, so that a lead of a seed or two is not taken for a sure
+/// win.
+#[derive(Clone, Debug)]
+pub struct NetValueEvaluator {
+    net: crate::NetEval,
+}
+
+impl NetValueEvaluator {
+    /// Seeds of margin per unit of the logistic.
+    pub const SCALE_SEEDS: f32 = 2.0;
+
+    /// Leaves scored by `net`.
+    pub fn new(net: crate::NetEval) -> NetValueEvaluator {
+        NetValueEvaluator { net }
+    }
+}
+
+impl<G: Game> Evaluator<G> for NetValueEvaluator {
+    fn uses_priors(&self) -> bool {
+        false
+    }
+
+    fn evaluate(
+        &mut self,
+        game: &G,
+        state: &G::State,
+        _rng: &mut SmallRng,
+        _priors: &mut Vec<f32>,
+    ) -> Result<f32, AgentError> {
+        // Cheap when it fits; a network of another game would read past
+        // its inputs.
+        self.net
+            .net()
+            .inputs()
+            .check(game)
+            .map_err(|e| AgentError::Failed(format!("eval=net:{}: {e}", self.net.path())))?;
+        let margin = self.net.net().margin(game, state);
+        let for_zero = if game.to_move(state) == Some(Player::ONE) {
+            -margin
+        } else {
+            margin
+        };
+        Ok(1.0 / (1.0 + (-for_zero / Self::SCALE_SEEDS).exp()))
     }
 }
 

@@ -82,10 +82,16 @@ impl AgentSpec {
             AgentSpec::Random => Box::new(RandomAgent::new()),
             AgentSpec::Greedy => Box::new(Greedy::new()),
             AgentSpec::Minimax(o) => Box::new(Minimax::<G>::new(o.clone())),
-            AgentSpec::Mcts(o) => Box::new(Mcts::new(
-                o.clone(),
-                crate::RolloutEvaluator::new(o.rollout),
-            )),
+            AgentSpec::Mcts(o) => match &o.value {
+                Some(net) => Box::new(Mcts::new(
+                    o.clone(),
+                    crate::mcts::NetValueEvaluator::new(net.clone()),
+                )),
+                None => Box::new(Mcts::new(
+                    o.clone(),
+                    crate::RolloutEvaluator::new(o.rollout),
+                )),
+            },
         }
     }
 
@@ -97,6 +103,9 @@ impl AgentSpec {
     pub fn check<G: Game>(&self, game: &G) -> Result<(), mancala_evalnet::EvalNetError> {
         match self {
             AgentSpec::Minimax(o) => o.eval.check(game),
+            AgentSpec::Mcts(MctsOptions {
+                value: Some(net), ..
+            }) => net.net().inputs().check(game),
             _ => Ok(()),
         }
     }
@@ -178,6 +187,9 @@ impl fmt::Display for AgentSpec {
                 }
                 if o.reuse != d.reuse {
                     opts.push(format!("reuse={}", o.reuse));
+                }
+                if let Some(net) = &o.value {
+                    opts.push(format!("eval={}{}", Eval::NET_PREFIX, net.path()));
                 }
                 write_spec(f, "mcts", &opts)
             }
@@ -403,12 +415,24 @@ fn read_tt_mib(spec: &Spec) -> Result<Option<usize>, SpecError> {
 }
 
 impl MctsOptions {
-    /// Reads `sims`, `time`, `c`, `rollout` and `reuse`.
+    /// Reads `sims`, `time`, `c`, `rollout`, `reuse` and `eval` (only
+    /// `net:PATH`: a value network scores the leaves instead of rollouts).
     ///
     /// # Errors
     /// [`SpecError`] naming the key and the accepted values.
     pub fn from_spec(spec: &Spec) -> Result<MctsOptions, SpecError> {
-        spec.check_keys(&["sims", "time", "c", "rollout", "reuse"])?;
+        spec.check_keys(&["sims", "time", "c", "rollout", "reuse", "eval"])?;
+        let value = match read_eval(spec)? {
+            None => None,
+            Some(Eval::Net(net)) => Some(net),
+            Some(other) => {
+                return Err(bad_value(
+                    "eval",
+                    &other.to_string(),
+                    "net:PATH, a value network scoring the leaves instead of rollouts",
+                ))
+            }
+        };
         let d = MctsOptions::default();
         let rollout = match spec.get_choice("rollout", RolloutPolicy::NAMES)? {
             Some(i) => RolloutPolicy::ALL[i],
@@ -419,6 +443,7 @@ impl MctsOptions {
             c: spec.get_float("c", 0.0..=100.0)?.unwrap_or(d.c),
             rollout,
             reuse: spec.get_bool("reuse")?.unwrap_or(d.reuse),
+            value,
         })
     }
 }
@@ -462,7 +487,7 @@ mod tests {
 
     #[test]
     fn a_value_network_is_read_by_path_checked_against_the_game_and_written_back() {
-        use mancala_core::{KalahRules, OwareRules};
+        use mancala_core::{Game, KalahRules, OwareRules};
         use mancala_evalnet::{Inputs, ValueNet};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kalah.safetensors");
@@ -497,6 +522,25 @@ mod tests {
             .to_string();
         assert!(e.contains("not a safetensors file"), "{e}");
         let e = "minimax:eval=nets"
+            .parse::<AgentSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("net:PATH"), "{e}");
+
+        // MCTS scores its leaves with the network instead of rollouts.
+        let mcts = format!("mcts:sims=200,eval=net:{}", path.display());
+        let spec: AgentSpec = mcts.parse().unwrap();
+        assert_eq!(spec.to_string(), mcts);
+        spec.check(&game).unwrap();
+        assert!(spec.check(&OwareRules::default()).is_err());
+        let mut agent = spec.build::<KalahRules>();
+        agent.new_game(1);
+        let mv = agent.choose(&game, &game.start()).unwrap();
+        assert!(game.legal_moves(&game.start()).contains(mv));
+        let mut agent = spec.build::<OwareRules>();
+        agent.new_game(1);
+        assert!(agent.choose(&oware, &oware.start()).is_err());
+        let e = "mcts:eval=material"
             .parse::<AgentSpec>()
             .unwrap_err()
             .to_string();
