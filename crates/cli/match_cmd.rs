@@ -10,7 +10,8 @@ use mancala_arena::config::MAX_GAMES;
 use mancala_arena::sequential::{play_until_decided, score_of_first_agent};
 use mancala_arena::stats::json_float::to_value;
 use mancala_arena::stats::{
-    mean_with_ci, paired_results, EloEstimate, PairedResults, Sprt, SprtDecision, SprtSpec, Wdl,
+    mean_with_ci, paired_margins, paired_results, EloEstimate, MeanCi, PairedResults, Sprt,
+    SprtDecision, SprtSpec, Wdl,
 };
 use mancala_arena::Adjudicator;
 use mancala_arena::{
@@ -420,7 +421,20 @@ fn report(
         incomplete_pairs,
     } = paired_results(records, 0, 1)?;
     let pair_elo = pentanomial.elo();
-    let margin = mean_with_ci(&margins);
+    // The interval comes from the pairs' mean margins, the independent
+    // observations (the two games of an opening are not); with no whole
+    // pair, the games' mean is shown with no interval.
+    let pair_margins = paired_margins(records, 0, 1);
+    let margin = if pair_margins.is_empty() {
+        mean_with_ci(&margins).map(|m| MeanCi {
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            stderr: f64::INFINITY,
+            ..m
+        })
+    } else {
+        mean_with_ci(&pair_margins)
+    };
     if args.json {
         let (elo_value, elo_95) = elo_json(elo.as_ref());
         let (pair_elo_value, pair_elo_95) = elo_json(pair_elo.as_ref());
@@ -440,7 +454,8 @@ fn report(
             "first_player_wdl": [first.wins, first.draws, first.losses],
             "first_player_score": first.score(),
             "a_mean_margin": margin.as_ref().map(|m| m.mean),
-            "a_mean_margin_95": margin.as_ref().map(|m| [m.lo, m.hi]),
+            "a_mean_margin_95": margin.as_ref().map(|m| [to_value(m.lo), to_value(m.hi)]),
+            "a_margin_pairs": pair_margins.len(),
             "forfeits": forfeits,
             "adjudicated": adjudicated,
             "mean_plies": mean_plies,
@@ -526,10 +541,21 @@ fn report(
         100.0 * first.score().unwrap_or(0.0)
     );
     if let Some(m) = margin {
-        println!(
-            "  mean margin for {}: {:+.2} seeds (95% interval {:+.2} .. {:+.2})",
-            names[0], m.mean, m.lo, m.hi
-        );
+        if m.hi.is_finite() {
+            println!(
+                "  mean margin for {}: {:+.2} seeds (95% interval {:+.2} .. {:+.2}, from {} pairs)",
+                names[0],
+                m.mean,
+                m.lo,
+                m.hi,
+                pair_margins.len()
+            );
+        } else {
+            println!(
+                "  mean margin for {}: {:+.2} seeds (no interval: fewer than two whole pairs)",
+                names[0], m.mean
+            );
+        }
     }
     if adjudicated > 0 {
         println!(

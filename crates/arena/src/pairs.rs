@@ -56,6 +56,50 @@ pub fn paired_results<'a>(
     Ok(result)
 }
 
+/// `agent`'s mean margin over each complete pair of its games against
+/// `opponent` (paired as [`paired_results`] pairs them), in seeds: one
+/// number a pair, the independent observations a margin's interval must
+/// come from (the two games of one opening are not independent). Pairs
+/// with a forfeited game are left out: a forfeit's margin is not played.
+/// Sorted by pair, whatever the records' order.
+pub fn paired_margins<'a>(
+    records: impl IntoIterator<Item = &'a GameRecord>,
+    agent: usize,
+    opponent: usize,
+) -> Vec<f64> {
+    if agent == opponent {
+        return Vec::new();
+    }
+    let mut groups: BTreeMap<(u32, u32), Vec<&GameRecord>> = BTreeMap::new();
+    for r in records {
+        if r.seats == [agent, opponent] || r.seats == [opponent, agent] {
+            groups.entry((r.pair, r.round / 2)).or_default().push(r);
+        }
+    }
+    let margin_of = |r: &GameRecord| {
+        f64::from(if r.seats[0] == agent {
+            r.margin
+        } else {
+            -r.margin
+        })
+    };
+    groups
+        .values()
+        .filter_map(|games| match games.as_slice() {
+            [a, b]
+                if a.round != b.round
+                    && a.opening == b.opening
+                    && a.seats == [b.seats[1], b.seats[0]]
+                    && !a.is_forfeit()
+                    && !b.is_forfeit() =>
+            {
+                Some((margin_of(a) + margin_of(b)) / 2.0)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// `agent`'s score in a game it played.
 fn score_of(record: &GameRecord, agent: usize) -> f64 {
     if record.seats[0] == agent {
@@ -135,5 +179,29 @@ mod tests {
             (result.pentanomial.pairs(), result.incomplete_pairs),
             (0, 1)
         );
+    }
+
+    #[test]
+    fn a_pairs_margin_is_the_mean_of_its_two_games_for_the_agent() {
+        let with_margin = |id, opening, seats, margin: i32, forfeit: bool| {
+            let mut r = record(id, 0, opening, seats, None);
+            r.margin = margin;
+            r.error = forfeit.then(|| "crashed".to_string());
+            r
+        };
+        // Margins are for the first seat: agent 0 is first in games 0 and 2.
+        let records = [
+            with_margin(0, 0, [0, 1], 6, false),
+            with_margin(1, 0, [1, 0], -2, false),
+            with_margin(2, 1, [0, 1], -4, false),
+            with_margin(3, 1, [1, 0], -8, false),
+            // A pair with a forfeit, and a lone game: neither counts.
+            with_margin(4, 2, [0, 1], 30, false),
+            with_margin(5, 2, [1, 0], 0, true),
+            with_margin(6, 3, [0, 1], 10, false),
+        ];
+        assert_eq!(paired_margins(&records, 0, 1), [4.0, 2.0]);
+        assert_eq!(paired_margins(records.iter().rev(), 1, 0), [-4.0, -2.0]);
+        assert!(paired_margins(&records, 0, 0).is_empty());
     }
 }
