@@ -35,8 +35,8 @@ use crate::moves::MoveTable;
 use crate::record::GameRecord;
 use crate::stats::json_float::{self, csv_field};
 use crate::stats::{
-    fit_ratings, mean_with_ci, paired_results, Anchor, EloEstimate, FirstPlayerStats, FitOptions,
-    GameResult, MeanCi, Pentanomial, StatsError, Wdl,
+    fit_ratings, mean_with_ci, paired_margins, paired_results, Anchor, EloEstimate,
+    FirstPlayerStats, FitOptions, GameResult, MeanCi, Pentanomial, StatsError, Wdl,
 };
 
 /// One agent's line of the standings.
@@ -149,6 +149,12 @@ pub struct PairPentanomial {
     /// Elo of `agents[0]` over `agents[1]` from the pairs, with its 95%
     /// interval (ends `"inf"`/`"-inf"` when unbounded); `None` without pairs.
     pub elo: Option<EloEstimate>,
+    /// `agents[0]`'s mean margin in seeds over the complete pairs without a
+    /// forfeit, each pair's mean one observation, with its 95% interval
+    /// (`None` without such pairs, or in summaries written before it was
+    /// added).
+    #[serde(default)]
+    pub margin: Option<MeanCi>,
 }
 
 /// Everything `summary.json` holds. It depends only on the games, so
@@ -386,6 +392,7 @@ pub fn summarize(
                 incomplete_pairs: paired.incomplete_pairs,
                 pentanomial: paired.pentanomial,
                 elo: paired.pentanomial.elo(),
+                margin: mean_with_ci(&paired_margins(games.iter().copied(), a, b)),
             })
         })
         .collect::<Result<Vec<_>, StatsError>>()?;
@@ -423,8 +430,8 @@ pub fn summarize(
 /// printing under the standings:
 ///
 /// ```text
-/// pairs (LL-LD-DD+WL-WD-WW for the first agent), Elo from pairs:
-///   greedy vs random        0-1-3-6-10   +240.8 [+151.2, +397.0]
+/// pairs (LL-LD-DD+WL-WD-WW for the first agent), Elo and mean margin from pairs:
+///   greedy vs random        0-1-3-6-10   +240.8 [+151.2, +397.0]   margin +9.20 [+7.10, +11.30]
 /// ```
 ///
 /// Empty when no pairing has a complete pair.
@@ -438,7 +445,9 @@ pub fn pentanomial_table(summary: &Summary) -> String {
         .map(|p| format!("{} vs {}", p.agents[0], p.agents[1]))
         .collect();
     let width = labels.iter().map(String::len).max().unwrap_or(0);
-    let mut text = String::from("pairs (LL-LD-DD+WL-WD-WW for the first agent), Elo from pairs:\n");
+    let mut text = String::from(
+        "pairs (LL-LD-DD+WL-WD-WW for the first agent), Elo and mean margin from pairs:\n",
+    );
     for (p, label) in rows.iter().zip(&labels) {
         let c = p.pentanomial.counts();
         let counts = format!("{}-{}-{}-{}-{}", c[0], c[1], c[2], c[3], c[4]);
@@ -446,6 +455,17 @@ pub fn pentanomial_table(summary: &Summary) -> String {
             format!("{} [{}, {}]", signed(e.elo), signed(e.lo), signed(e.hi))
         });
         let _ = write!(text, "  {label:<width$}  {counts:>15}  {elo}");
+        if let Some(m) = &p.margin {
+            if m.hi.is_finite() {
+                let _ = write!(
+                    text,
+                    "   margin {:+.2} [{:+.2}, {:+.2}]",
+                    m.mean, m.lo, m.hi
+                );
+            } else {
+                let _ = write!(text, "   margin {:+.2}", m.mean);
+            }
+        }
         if p.incomplete_pairs > 0 {
             let _ = write!(text, "  ({} incomplete)", p.incomplete_pairs);
         }
