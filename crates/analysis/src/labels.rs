@@ -61,6 +61,10 @@ pub struct LabelOptions {
     /// Most nodes a search may take to settle one position (0: the
     /// endgame database only).
     pub nodes: u64,
+    /// Positions with more seeds than this in the pits get no search (the
+    /// endgame database and moves that end the game only): early positions
+    /// rarely settle within a small budget and would take most of the run.
+    pub max_pit_seeds: Option<u32>,
     /// Worker threads: games are labelled in parallel.
     pub threads: usize,
     /// Seeds in the endgame database's fullest level (`None`: as `mancala
@@ -85,6 +89,9 @@ struct LabelIdentity {
     nodes: u64,
     endgame_seeds: usize,
     shard: Option<Shard>,
+    /// Absent in folders made before it existed, which had no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_pit_seeds: Option<u32>,
 }
 
 /// One game's labels: a line of `labels.jsonl`.
@@ -213,6 +220,7 @@ pub fn label(
         nodes: options.nodes,
         endgame_seeds: solver_options.endgame_seeds,
         shard: options.shard,
+        max_pit_seeds: options.max_pit_seeds,
     };
     check_identity(dir, &identity)?;
     let done = kept_games(&dir.join(LABELS_FILE))?;
@@ -481,13 +489,17 @@ fn label_game(
     let mut positions = Vec::with_capacity(played.positions.len());
     for (ply, state) in &played.positions {
         let t0 = Instant::now();
-        let labelled = label_position(solver, options.nodes, *ply, state);
         let setup = rules.setup(state);
         let seeds_in_pits: u32 = [Player::ZERO, Player::ONE]
             .iter()
             .flat_map(|&p| setup.rows[p].iter())
             .map(|&s| u32::from(s))
             .sum();
+        let nodes = match options.max_pit_seeds {
+            Some(max) if seeds_in_pits > max => 0,
+            _ => options.nodes,
+        };
+        let labelled = label_position(solver, nodes, *ply, state);
         let phase = (seeds_in_pits / PHASE_SEEDS) as usize;
         if phases.len() <= phase {
             phases.resize(phase + 1, PhaseTally::default());
@@ -568,6 +580,7 @@ mod tests {
             db_seeds: Some(8),
             db_dir: None,
             shard: None,
+            max_pit_seeds: None,
         }
     }
 
@@ -678,5 +691,48 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn positions_past_the_seed_cap_are_not_searched_and_others_are_unchanged() {
+        let never = AtomicBool::new(false);
+        let full = tempfile::tempdir().unwrap();
+        label(&options(6, 2), full.path(), &(), &never).unwrap();
+        let capped_dir = tempfile::tempdir().unwrap();
+        let capped = LabelOptions {
+            max_pit_seeds: Some(12),
+            ..options(6, 2)
+        };
+        label(&capped, capped_dir.path(), &(), &never).unwrap();
+        let identity = fs::read_to_string(capped_dir.path().join(LABELS_IDENTITY)).unwrap();
+        assert!(identity.contains("\"max_pit_seeds\": 12"), "{identity}");
+        let seeds = |p: &LabelledPosition| -> u32 {
+            let rows: Vec<&str> = p.position.split('/').collect();
+            rows[..2]
+                .iter()
+                .flat_map(|r| r.split(','))
+                .map(|n| n.parse::<u32>().unwrap())
+                .sum()
+        };
+        let (mut above, mut dropped) = (0, 0);
+        for (a, b) in lines(full.path()).iter().zip(lines(capped_dir.path())) {
+            assert_eq!(a.id, b.id);
+            for (p, q) in a.positions.iter().zip(&b.positions) {
+                assert_eq!(p.position, q.position);
+                if seeds(p) <= 12 {
+                    assert_eq!(p, q, "below the cap nothing changes");
+                } else {
+                    above += 1;
+                    // Whatever is still settled (the database, the end of
+                    // the game) is right.
+                    assert!(q.value.is_none() || q.value == p.value, "{q:?}");
+                    dropped += usize::from(p.value.is_some() && q.value.is_none());
+                }
+            }
+        }
+        assert!(
+            above > 20 && dropped > 10,
+            "{above} above the cap, {dropped} dropped"
+        );
     }
 }
