@@ -82,6 +82,22 @@ def test_bad_agent_specs_and_unplayable_games_raise_value_error():
         mancala.Agent("random").choose(over)
 
 
+def test_a_value_network_file_plays_by_its_path_and_a_bad_one_is_refused(tmp_path):
+    net = ROOT / "results" / "reference" / "kalah-6-4-evalnet.safetensors"
+    agent = mancala.Agent(f"minimax:depth=4,eval=net:{net}", seed=1)
+    state = mancala.Game("kalah").new_initial_state()
+    action = agent.choose(state)
+    assert action in state.legal_actions()
+    assert agent.info()["kind"] == "alphabeta"
+    # The network reads Kalah's six pits a row, not Oware's.
+    with pytest.raises(ValueError, match="the network is for kalah"):
+        agent.choose(mancala.Game("oware").new_initial_state())
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="not a safetensors file"):
+        mancala.Agent(f"minimax:eval=net:{bad}")
+
+
 def test_an_external_engine_plays_through_the_protocol():
     engine = ROOT / "examples" / "engines" / "greedy_kalah.py"
     agent = mancala.Agent(f"engine:cmd={sys.executable} {engine}")
