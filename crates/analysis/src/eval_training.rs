@@ -1,6 +1,6 @@
 //! A value network for alpha-beta trained on exact labels: the folders of
 //! `analyze labels` become training examples ([`mancala_evalnet::Example`])
-//! and [`mancala_evalnet::train`] fits a network to them.
+//! and [`mancala_evalnet::train()`] fits a network to them.
 //!
 //! Every settled position is an example, and so is every position one
 //! settled move leads to (its value is the move's, seen from whoever moves
