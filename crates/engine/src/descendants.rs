@@ -302,11 +302,12 @@ mod tests {
         let sleeper: u32 = line.trim().parse().unwrap();
         let until = Instant::now() + Duration::from_secs(5);
         // Found once `setsid` has left the group and become `sleep`: until
-        // then the child is still sh's fork.
+        // then the child is sh's fork or `setsid sleep 600`, still in the
+        // group (a command that merely contains "sleep 600" is too early).
         let tracked = loop {
             let sleeping = descendants(sh.id())
                 .into_iter()
-                .find(|&p| p.pid == sleeper && leftover(p).command.contains("sleep 600"));
+                .find(|&p| p.pid == sleeper && leftover(p).command.starts_with("sleep 600"));
             if sleeping.is_some() || Instant::now() > until {
                 break sleeping;
             }
