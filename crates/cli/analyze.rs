@@ -137,6 +137,8 @@ pub fn cli_error(e: AnalysisError) -> anyhow::Error {
         // A damaged file of an earlier run is the input's fault too.
         AnalysisError::BadInput(_) | AnalysisError::Damaged { .. } => bad_input(e),
         AnalysisError::Interrupted => anyhow::Error::new(Interrupted),
+        // The rules or options asked for: the user's, with the flags to change.
+        AnalysisError::Refused(e) => crate::solve_cmd::solver_error(e),
         other => other.into(),
     }
 }

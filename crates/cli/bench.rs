@@ -119,7 +119,11 @@ fn bench_positions<G: Game>(game: &G) -> Vec<G::State> {
 
 /// Search speed of one agent on one thread: (nodes or simulations per
 /// second, mean depth reached).
-fn search_rate<G: Game>(game: &G, spec: &str, budget: Duration) -> Result<(f64, f64)> {
+fn search_rate<G: mancala_solver::Solvable>(
+    game: &G,
+    spec: &str,
+    budget: Duration,
+) -> Result<(f64, f64)> {
     let spec = mancala_registry::AnyAgentSpec::parse(spec).map_err(bad_input)?;
     let positions = bench_positions(game);
     let per_position = budget.div_f64(positions.len() as f64);

@@ -19,7 +19,7 @@ use mancala_arena::{
     RunOptions, ScheduledGame,
 };
 use mancala_core::spec::truncate_input;
-use mancala_core::{with_game, Game, GameSpec};
+use mancala_core::{with_game, GameSpec};
 use serde_json::json;
 
 use crate::bad_input;
@@ -226,7 +226,7 @@ struct MatchPlan<'a> {
     args: &'a MatchArgs,
 }
 
-fn play_match<'a, G: Game>(
+fn play_match<'a, G: mancala_solver::Solvable>(
     game: &'a G,
     spec: &str,
     agents: &[AnyAgentSpec; 2],
@@ -292,7 +292,7 @@ fn play_match<'a, G: Game>(
     }
 }
 
-fn run_fixed<G: Game>(
+fn run_fixed<G: mancala_solver::Solvable>(
     arena: &Arena<'_, G>,
     games: &[ScheduledGame],
     names: &[String],
@@ -321,7 +321,7 @@ fn run_fixed<G: Game>(
 
 /// Plays pairs until the SPRT decides or the games run out
 /// ([`play_until_decided`]), printing the test after each batch.
-fn run_sprt<G: Game>(
+fn run_sprt<G: mancala_solver::Solvable>(
     arena: &Arena<'_, G>,
     games: &[ScheduledGame],
     spec: SprtSpec,

@@ -10,7 +10,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use mancala_agents::{derive_seed, Agent, SearchInfo, SearchKind};
 use mancala_core::spec::truncate_input;
-use mancala_core::{with_game, EndReason, Game, Move, Outcome, Player};
+use mancala_core::{with_game, EndReason, Move, Outcome, Player};
 use mancala_engine::protocol::{read_line, skip_rest_of_line, InputLine};
 use mancala_engine::MAX_LINE_BYTES;
 
@@ -80,7 +80,7 @@ enum Flow {
 }
 
 /// One game between a person and an agent.
-struct Session<'a, G: Game, W: Write> {
+struct Session<'a, G: mancala_solver::Solvable, W: Write> {
     game: &'a G,
     state: G::State,
     human: Player,
@@ -102,7 +102,7 @@ struct Session<'a, G: Game, W: Write> {
     out: W,
 }
 
-impl<'a, G: Game, W: Write> Session<'a, G, W> {
+impl<'a, G: mancala_solver::Solvable, W: Write> Session<'a, G, W> {
     fn new(
         game: &'a G,
         state: G::State,

@@ -99,14 +99,14 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
         if let Some(note) = crate::solve_cmd::database_note(&rules, &options, threads) {
             eprintln!("{rules}: {note}");
         }
-        let mut solver = build_solver(rules, &options, threads)?;
+        let solver = build_solver(&rules, &options, threads)?;
         // A (6,5) solve takes many minutes: show the value closing in.
-        solver.on_probe(move |p| {
+        solver.on_probe(std::sync::Arc::new(move |p| {
             eprintln!(
                 "{rules}: value in {:+}..={:+} after {:.1} s, {} nodes",
                 p.lower, p.upper, p.seconds, p.nodes
             )
-        });
+        }));
         let start = rules.start();
         let t0 = Instant::now();
         let value = solver
@@ -128,9 +128,7 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
             moves_nodes: solver.nodes() - value_nodes,
             moves: moves.iter().map(|m| (m.mv.to_string(), m.value)).collect(),
             endgame_seeds: options.endgame_seeds,
-            endgame_seconds: solver
-                .endgame()
-                .map_or(0.0, |e| e.build_time().as_secs_f64()),
+            endgame_seconds: solver.database_seconds(),
             threads,
         };
         if !args.json() {

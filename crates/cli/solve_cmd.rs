@@ -5,11 +5,8 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Args;
-use mancala_core::{CongkakRules, Game, GameSpec, OwareRules};
-use mancala_solver::{
-    exact_solver, ExactGame, ExactSolver, Solution, SolveError, Solver, SolverOptions,
-    DEFAULT_TABLE_MIB,
-};
+use mancala_core::{with_game, Game};
+use mancala_solver::{ExactSolver, Profile, Solution, Solvable, SolveError, SolverOptions};
 use serde_json::json;
 
 use crate::bad_input;
@@ -56,16 +53,22 @@ pub struct SolveArgs {
 }
 
 impl SolveArgs {
-    /// The solver's options for `rules` (Kalah or Congkak) under these
-    /// flags: those of `mancala analyze`, from the same cache folder.
-    pub fn options<G: ExactGame>(&self, rules: &G) -> Result<SolverOptions> {
+    /// The solver's options for `rules` under these flags: those of
+    /// `mancala analyze`, from the same cache folder.
+    pub fn options<G: Solvable>(&self, rules: &G) -> Result<SolverOptions> {
         let dir = if self.no_db_cache {
             None
         } else {
             self.db_dir.clone().or_else(default_db_dir)
         };
-        mancala_analysis::solver_options(rules, self.tt, self.db_seeds, dir.as_deref())
-            .map_err(crate::analyze::cli_error)
+        mancala_analysis::solver_options(
+            rules,
+            Profile::Solve,
+            self.tt,
+            self.db_seeds,
+            dir.as_deref(),
+        )
+        .map_err(crate::analyze::cli_error)
     }
 
     /// Threads asked for (default: all cores).
@@ -88,28 +91,26 @@ pub fn default_db_dir() -> Option<std::path::PathBuf> {
 /// What the user should know about the database before a long build
 /// on `threads` threads: whether it is built now (and about how long that
 /// takes), and where it is kept.
-pub fn database_note<G: ExactGame>(
+pub fn database_note<G: Solvable>(
     rules: &G,
     options: &SolverOptions,
     threads: usize,
 ) -> Option<String> {
-    mancala_solver::DatabasePlan::new(rules, options.endgame_seeds, options.endgame_dir.as_deref())
+    rules
+        .database_plan(options)
         .map(|plan| plan.describe(threads))
 }
 
-/// Builds the solver for `rules` (Kalah or Congkak), its database on
-/// `threads` threads, turning what can go wrong into the user's error with
-/// a hint. A database built but not saved is only warned about: the
-/// solve goes on with it.
-pub fn build_solver<G: ExactGame>(
-    rules: G,
+/// Builds the solver for `rules`, its database on `threads` threads,
+/// turning what can go wrong into the user's error with a hint. A database
+/// built but not saved is only warned about: the solve goes on with it.
+pub fn build_solver<G: Solvable>(
+    rules: &G,
     options: &SolverOptions,
     threads: usize,
-) -> Result<Solver<G>> {
-    let pool = crate::thread_pool(threads)?;
-    let solver = pool
-        .install(|| Solver::new(rules, options))
-        .map_err(|e| solver_error(e, " (try a smaller --tt or --db-seeds)"))?;
+) -> Result<Arc<dyn ExactSolver<G>>> {
+    let solver =
+        mancala_solver::build_solver(rules, options, Some(threads)).map_err(solver_error)?;
     if let Some(e) = solver.endgame_not_saved() {
         eprintln!("warning: {}", not_saved_warning(e));
     }
@@ -126,13 +127,17 @@ pub fn not_saved_warning(e: &mancala_solver::EndgameError) -> String {
     )
 }
 
-/// A solver's refusal as the user's error: `hint` added when the memory
-/// could not be had, rules no solver takes named as `--game`'s fault.
-fn solver_error(e: SolveError, hint: &str) -> anyhow::Error {
+/// A solver's refusal as the user's error: a smaller table or database
+/// suggested when the memory could not be had, rules no solver takes named
+/// as `--game`'s fault, database seeds as `--db-seeds`'.
+pub fn solver_error(e: SolveError) -> anyhow::Error {
     match e {
-        e if e.is_out_of_memory() => bad_input(format!("{e}{hint}")),
+        e if e.is_out_of_memory() => bad_input(format!("{e} (try a smaller --tt or --db-seeds)")),
         e @ (SolveError::MultiRound { .. } | SolveError::TooLarge { .. }) => {
             bad_input(format!("--game: {e}"))
+        }
+        e @ (SolveError::NoDatabase { .. } | SolveError::DatabaseTooLarge { .. }) => {
+            bad_input(format!("--db-seeds: {e}"))
         }
         e => bad_input(e),
     }
@@ -143,17 +148,25 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     if let Some(games) = &args.bench {
         return crate::solve_bench::run(args, games);
     }
-    match args.game.spec()? {
-        GameSpec::Kalah(rules) => {
-            let state = unfinished(&rules, args)?;
-            let options = args.options(&rules)?;
-            announce(args, &rules, &options);
-            let solver = build_solver(rules, &options, args.threads())?;
-            run_with(args, &rules, &state, &solver, false)
-        }
-        GameSpec::Congkak(rules) => run_congkak(args, rules),
-        GameSpec::Oware(rules) => run_oware(args, rules),
-    }
+    with_game!(&args.game.spec()?, rules => solve(args, rules))
+}
+
+/// `mancala solve` of any game: Kalah and single-round Congkak with their
+/// endgame databases (see `docs/congkak-solver.md`), small Oware boards
+/// exactly, repetitions included (see `docs/oware-solver.md`). Rules no
+/// solver takes (multi-round Congkak, a big Oware board) are refused,
+/// saying why.
+fn solve<G: Solvable>(args: &SolveArgs, rules: &G) -> Result<()> {
+    rules.check_solvable().map_err(solver_error)?;
+    // An Oware position carries no history (RULES.md), so `--position`
+    // starts a game there: repetitions and `max_plies` count from it.
+    let state = unfinished(rules, args)?;
+    let options = args.options(rules)?;
+    // Oware's table grows as it fills: its size is its use.
+    let growing_table = rules.check_store_free().is_err();
+    announce(args, rules, &options, growing_table);
+    let solver = build_solver(rules, &options, args.threads())?;
+    run_with(args, rules, &state, solver.as_ref(), growing_table)
 }
 
 /// The position to solve: the start or `--position`, refused when over.
@@ -168,8 +181,20 @@ fn unfinished<G: Game>(rules: &G, args: &SolveArgs) -> Result<G::State> {
 }
 
 /// Says, unless printing JSON, what is solved with what.
-fn announce<G: ExactGame>(args: &SolveArgs, rules: &G, options: &SolverOptions) {
+fn announce<G: Solvable>(
+    args: &SolveArgs,
+    rules: &G,
+    options: &SolverOptions,
+    growing_table: bool,
+) {
     if args.json {
+        return;
+    }
+    if growing_table {
+        eprintln!(
+            "solving {rules} exactly (repetitions included) on {} threads...",
+            args.threads()
+        );
         return;
     }
     eprintln!(
@@ -214,42 +239,6 @@ fn run_with<G: Game>(
         growing_table,
     );
     Ok(())
-}
-
-/// `mancala solve` for Oware: small boards only, solved exactly (see
-/// `docs/oware-solver.md`).
-fn run_oware(args: &SolveArgs, rules: OwareRules) -> Result<()> {
-    if args.db_seeds.is_some() {
-        return Err(bad_input(
-            "--db-seeds: the Oware solver has no endgame database",
-        ));
-    }
-    let solver: Arc<dyn ExactSolver<OwareRules>> = exact_solver(
-        &rules,
-        &SolverOptions::table(args.tt.map_or(DEFAULT_TABLE_MIB, |mib| mib as usize)),
-    )
-    .map_err(|e| solver_error(e, ""))?;
-    // A position carries no history (RULES.md), so `--position` starts a
-    // game there: repetitions and `max_plies` count from it.
-    let state = unfinished(&rules, args)?;
-    if !args.json {
-        eprintln!(
-            "solving {rules} exactly (repetitions included) on {} threads...",
-            args.threads()
-        );
-    }
-    run_with(args, &rules, &state, solver.as_ref(), true)
-}
-
-/// `mancala solve` for single-round Congkak (see `docs/congkak-solver.md`);
-/// multi-round play is refused, saying why.
-fn run_congkak(args: &SolveArgs, rules: CongkakRules) -> Result<()> {
-    rules.check_solvable().map_err(|e| solver_error(e, ""))?;
-    let state = unfinished(&rules, args)?;
-    let options = args.options(&rules)?;
-    announce(args, &rules, &options);
-    let solver = build_solver(rules, &options, args.threads())?;
-    run_with(args, &rules, &state, &solver, false)
 }
 
 /// Prints a solution as `--json` or text asks.

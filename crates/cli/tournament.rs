@@ -12,7 +12,7 @@ use mancala_arena::{
     Adjudicator, GameRecord, LogError, MoveTable, Observer, RunEnd, RunSettings, Shard, Summary,
     TournamentConfig, TournamentError,
 };
-use mancala_core::{with_game, Game, GameSpec};
+use mancala_core::{with_game, GameSpec};
 use mancala_registry::AnyAgentSpec;
 
 use crate::progress::Progress;
@@ -107,7 +107,7 @@ pub fn run(args: &TournamentArgs) -> Result<()> {
     with_game!(&spec, game => run_tournament(game, &spec, &config, shard, args))
 }
 
-fn run_tournament<G: Game>(
+fn run_tournament<G: mancala_solver::Solvable>(
     game: &G,
     spec: &GameSpec,
     config: &TournamentConfig,

@@ -54,7 +54,7 @@ pub struct TrainArgs {
 
 /// `mancala train --bench GAMES`: self-play throughput, nothing written.
 #[allow(clippy::too_many_arguments)]
-fn bench<G: mancala_core::Game>(
+fn bench<G: mancala_solver::Solvable>(
     game: &G,
     spec: &str,
     config: &TrainConfig,

@@ -3,17 +3,16 @@
 //! position or (with a node budget) the solver proves its value. One
 //! solver, its database loaded once, serves every worker thread.
 
-use std::any::Any;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 use mancala_arena::config::AdjudicationConfig;
 use mancala_arena::Adjudicator;
-use mancala_core::{CongkakRules, Game, KalahRules, Leftover};
-use mancala_solver::{exact_solver, DatabasePlan, ExactGame, ExactSolver, SolverOptions};
+use mancala_core::Game;
+use mancala_solver::{ExactSolver, Profile, Solvable, SolverOptions};
 
-use crate::{bad_input, solver_options, solver_refused, Observer, Result};
+use crate::{bad_input, build_solver, solver_options, Observer, Result};
 
 /// The solver's values as a tournament's adjudicator.
 pub struct ExactAdjudicator<G: Game> {
@@ -91,44 +90,18 @@ impl<G: Game> ExactAdjudicator<G> {
 /// own, see [`mancala_solver::Solver::settle`]).
 ///
 /// # Errors
-/// [`crate::AnalysisError::BadInput`] for Oware, multi-round Congkak or a
-/// database too large.
-pub(crate) fn exact_options<G: Game>(
+/// [`crate::AnalysisError::BadInput`] for Oware or multi-round Congkak;
+/// [`crate::AnalysisError::Refused`] for a database too large.
+pub(crate) fn exact_options<G: Solvable>(
     rules: &G,
     db_seeds: Option<usize>,
     db_dir: Option<&Path>,
     what: &str,
 ) -> Result<SolverOptions> {
-    let any = rules as &dyn Any;
-    if let Some(kalah) = any.downcast_ref::<KalahRules>() {
-        return solver_options(kalah, Some(1), db_seeds, db_dir);
-    }
-    if let Some(congkak) = any.downcast_ref::<CongkakRules>() {
-        congkak.check_solvable().map_err(solver_refused)?;
-        return solver_options(congkak, Some(1), db_seeds, db_dir);
-    }
-    Err(bad_input(format!(
-        "{what}: the solver gives exact values of Kalah and single-round Congkak, not {}: \
-         Oware's values depend on the game's history",
-        rules.name()
-    )))
-}
-
-/// The endgame database that a solver of `rules` with `options` loads or
-/// builds (`None`: none, or rules without a database).
-pub(crate) fn exact_database_plan<G: Game>(
-    rules: &G,
-    options: &SolverOptions,
-) -> Option<DatabasePlan> {
-    let any = rules as &dyn Any;
-    let dir = options.endgame_dir.as_deref();
-    if let Some(kalah) = any.downcast_ref::<KalahRules>() {
-        return DatabasePlan::new(kalah, options.endgame_seeds, dir);
-    }
-    if let Some(congkak) = any.downcast_ref::<CongkakRules>() {
-        return DatabasePlan::new(congkak, options.endgame_seeds, dir);
-    }
-    None
+    rules
+        .check_store_free()
+        .map_err(|e| bad_input(format!("{what}: exact values of {rules}: {e}")))?;
+    solver_options(rules, Profile::Settle, None, db_seeds, db_dir)
 }
 
 /// The adjudicator of `config` for `rules` (`None` when exact adjudication
@@ -139,7 +112,7 @@ pub(crate) fn exact_database_plan<G: Game>(
 /// # Errors
 /// [`crate::AnalysisError::BadInput`] for rules the solver does not take,
 /// a database too large, or memory that cannot be had.
-pub fn exact_adjudicator<G: Game>(
+pub fn exact_adjudicator<G: Solvable>(
     rules: &G,
     config: &AdjudicationConfig,
     db_dir: Option<&Path>,
@@ -148,27 +121,23 @@ pub fn exact_adjudicator<G: Game>(
     if !config.exact {
         return Ok(None);
     }
-    let any = rules as &dyn Any;
-    if any
-        .downcast_ref::<KalahRules>()
-        .is_some_and(|k| k.leftover == Leftover::SetAside)
-    {
+    if !rules.value_gives_scores() {
         return Err(bad_input(
             "adjudication.exact: with leftover=set_aside the final scores of perfect play \
              cannot be told from its value; play these games out",
         ));
     }
     let options = exact_options(rules, config.db_seeds, db_dir, "adjudication.exact")?;
-    if let Some(plan) = exact_database_plan(rules, &options) {
-        // The database is built on the global pool, one thread a core.
-        let threads = rayon::current_num_threads();
-        observer.message(&format!(
-            "exact adjudication of {rules}: {}",
-            plan.describe(threads)
-        ));
-    }
     let t0 = Instant::now();
-    let solver = exact_solver(rules, &options).map_err(solver_refused)?;
+    // The database is built on the global pool, one thread a core.
+    let threads = rayon::current_num_threads();
+    let solver = build_solver(
+        rules,
+        &options,
+        threads,
+        &format!("exact adjudication of {rules}"),
+        observer,
+    )?;
     let seeds = options.endgame_seeds;
     let positions = if seeds == 0 {
         0

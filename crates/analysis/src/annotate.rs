@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use mancala_arena::stats::wilson_interval;
 use mancala_arena::{FolderLock, GameRecord};
 use mancala_core::{Game, Move};
-use mancala_solver::{exact_solver, ExactSolver};
+use mancala_solver::{ExactSolver, Solvable};
 use serde::{Deserialize, Serialize};
 
-use crate::{bad_input, io_error, solver_refused, AnalysisError, Observer, Result};
+use crate::{bad_input, io_error, AnalysisError, Observer, Result};
 
 /// The annotations of a folder: one line per game, in id order.
 pub const ANNOTATIONS: &str = "annotations.jsonl";
@@ -137,7 +137,7 @@ pub fn annotate_folder(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn annotate_games<G: Game>(
+fn annotate_games<G: Solvable>(
     game: &G,
     dir: &Path,
     records: &[GameRecord],
@@ -154,9 +154,7 @@ fn annotate_games<G: Game>(
         crate::adjudication::exact_options(game, options.db_seeds, db_dir, "annotate")?;
     let pool = crate::thread_pool(threads)?;
     observer.message(&format!("{game}: building the solver..."));
-    let solver = pool
-        .install(|| exact_solver(game, &solver_options))
-        .map_err(solver_refused)?;
+    let solver = crate::build_solver(game, &solver_options, threads, &game.to_string(), observer)?;
     let text = serde_json::to_string_pretty(options).expect("options serialise") + "\n";
     fs::write(&settings_path, text).map_err(io_error("write", &settings_path))?;
     let file = OpenOptions::new()

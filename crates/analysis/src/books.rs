@@ -13,11 +13,11 @@ use std::time::Instant;
 use mancala_agents::StopCondition;
 use mancala_arena::stats::json_float::to_value;
 use mancala_core::{Game, Move, Player};
-use mancala_solver::ExactGame;
+use mancala_solver::{ExactGame, Profile};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{bad_input, build_solver, solver_options, solver_refused, Observer, Result};
+use crate::{bad_input, build_solver, solver_options, AnalysisError, Observer, Result};
 
 /// Most positions a book search takes on: beyond this, K is too deep for
 /// every position to be solved in a run anyone waits for.
@@ -189,7 +189,7 @@ pub fn balanced_book<G: ExactGame>(
              closest to 0), or both",
         ));
     }
-    rules.check_solvable().map_err(solver_refused)?;
+    rules.check_solvable().map_err(AnalysisError::Refused)?;
     let Reached {
         positions: found,
         paths,
@@ -203,15 +203,20 @@ pub fn balanced_book<G: ExactGame>(
     }
     let solver_options = solver_options(
         &rules,
+        Profile::Solve,
         options.tt,
         options.db_seeds,
         options.db_dir.as_deref(),
     )?;
     let pool = crate::thread_pool(options.threads)?;
-    let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
-    let database_seconds = solver
-        .endgame()
-        .map_or(0.0, |db| db.build_time().as_secs_f64());
+    let solver = build_solver(
+        &rules,
+        &solver_options,
+        options.threads,
+        &rules.to_string(),
+        observer,
+    )?;
+    let database_seconds = solver.database_seconds();
     observer.message(&format!(
         "{rules}: solving {} positions after {} moves on {} threads...",
         found.len(),

@@ -13,7 +13,8 @@ use mancala_core::{ByPlayer, Game, KalahRules, Player, Setup};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{build_solver, solver_options, solver_refused, Observer, Result};
+use crate::{build_solver, solver_options, Observer, Result};
+use mancala_solver::Profile;
 
 /// What `fair_starts` searches.
 #[derive(Clone, Debug)]
@@ -250,17 +251,21 @@ pub fn fair_starts(
         start_flat.push(setup.stores[Player::ONE]);
         let solver_options = solver_options(
             &rules,
+            Profile::Solve,
             Some(options.tt),
             options.db_seeds,
             options.db_dir.as_deref(),
         )?;
         // One solver per rule set: its table carries over from candidate
         // to candidate (they share most of their positions).
-        let solver =
-            build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
-        let database_seconds = solver
-            .endgame()
-            .map_or(0.0, |db| db.build_time().as_secs_f64());
+        let solver = build_solver(
+            &rules,
+            &solver_options,
+            threads,
+            &rules.to_string(),
+            observer,
+        )?;
+        let database_seconds = solver.database_seconds();
         // The budget starts now, after the database: see `FairOptions::budget`.
         let t0 = Instant::now();
         let until = StopCondition {

@@ -22,10 +22,9 @@ use mancala_arena::stats::{mean_with_ci, wilson_interval, Wdl, Z95};
 use mancala_arena::{schedule, Arena, FolderLock, GameRecord, Players, RunOptions};
 use mancala_core::{with_game, Game, GameSpec, OwareRules};
 use mancala_registry::AnyAgentSpec;
-use mancala_solver::congkak::CongkakSolver;
-use mancala_solver::oware::{OwareSolver, DEFAULT_TABLE_MIB as OWARE_TABLE_MIB};
+use mancala_solver::oware::DEFAULT_TABLE_MIB as OWARE_TABLE_MIB;
 use mancala_solver::{
-    ExactGame, Perfect, PerfectSpec, Solution, SolveError, Solver, SolverOptions,
+    ExactGame, Perfect, PerfectSpec, Profile, Solution, SolveError, SolverOptions, Solvers,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -33,8 +32,8 @@ use serde_json::Value;
 use crate::grid::{grid, Board};
 use crate::resume;
 use crate::{
-    bad_input, build_solver, check_db_seeds, io_error, solver_options, solver_refused,
-    AnalysisError, Observer, Result,
+    bad_input, build_solver, check_db_seeds, io_error, solver_options, AnalysisError, Observer,
+    Result,
 };
 
 /// The ladder when none is given: weakest first.
@@ -397,11 +396,9 @@ fn open_output(out: &Path, options: &Value) -> Result<Opened> {
     })
 }
 
-/// The solver that solved a board, its table warm: `perfect` plays from it.
-enum BoardSolver {
-    Kalah(Arc<Solver>),
-    Congkak(Arc<CongkakSolver>),
-}
+/// The solver that solved a board, its table warm, in a pool of its own:
+/// `perfect` plays from it (see [`CellAgent::Solved`]).
+type BoardSolver = Arc<Solvers>;
 
 /// The exact value of a board's start, for the games a solver knows, and
 /// the solver that found it, if `perfect` can play from it.
@@ -418,53 +415,48 @@ fn exact_value(
         return Ok((Exact::none(key, "skipped", "--budget 0: not solved"), None));
     };
     match &board.spec {
-        GameSpec::Kalah(rules) => {
-            solve_store_free(key, rules, budget, args, observer, stop, BoardSolver::Kalah)
-        }
+        GameSpec::Kalah(rules) => solve_store_free(key, rules, budget, args, observer, stop),
         GameSpec::Oware(rules) => Ok((solve_oware(key, rules, budget, threads, stop)?, None)),
-        GameSpec::Congkak(rules) => solve_store_free(
-            key,
-            rules,
-            budget,
-            args,
-            observer,
-            stop,
-            BoardSolver::Congkak,
-        ),
+        GameSpec::Congkak(rules) => solve_store_free(key, rules, budget, args, observer, stop),
     }
 }
 
 /// The exact value of a Kalah or single-round Congkak board (see
 /// docs/congkak-solver.md), solved with the database of `mancala solve`
-/// from the same cache folder, and the solver, kept by `wrap` for
-/// `perfect`. Multi-round Congkak has no solver and is `unavailable`, with
+/// from the same cache folder, and the solver, kept in a pool of its own
+/// for `perfect`. Multi-round Congkak has no solver and is `unavailable`, with
 /// the solver's reason as the note.
-fn solve_store_free<G: ExactGame + Copy>(
+fn solve_store_free<G: ExactGame>(
     key: &str,
     rules: &G,
     budget: Duration,
     args: &FirstMoveOptions,
     observer: &dyn Observer,
     stop: &AtomicBool,
-    wrap: fn(Arc<Solver<G>>) -> BoardSolver,
 ) -> Result<(Exact, Option<BoardSolver>)> {
     let threads = args.threads;
-    let options = solver_options(rules, Some(args.tt), args.db_seeds, args.db_dir.as_deref())?;
-    let pool = crate::thread_pool(threads)?;
-    let solver = match build_solver(*rules, &options, &pool, observer) {
-        Ok(s) => s,
-        Err(e @ SolveError::MultiRound { .. }) => {
-            return Ok((Exact::none(key, "unavailable", &e.to_string()), None))
-        }
-        Err(e) => return Err(solver_refused(e)),
-    };
+    if let Err(e @ SolveError::MultiRound { .. }) = rules.check_solvable() {
+        return Ok((Exact::none(key, "unavailable", &e.to_string()), None));
+    }
+    let options = solver_options(
+        rules,
+        Profile::Solve,
+        Some(args.tt),
+        args.db_seeds,
+        args.db_dir.as_deref(),
+    )?;
+    let solver = build_solver(rules, &options, threads, &rules.to_string(), observer)?;
     let until = StopCondition {
         deadline: Instant::now().checked_add(budget),
         cancel: Some(stop),
         clock: None,
     };
     match solver.solve_until(&rules.start(), threads, until) {
-        Ok(s) => Ok((Exact::solved(key, &s), Some(wrap(Arc::new(solver))))),
+        Ok(s) => {
+            let pool = Arc::new(Solvers::new(1));
+            pool.insert(rules, &options, solver);
+            Ok((Exact::solved(key, &s), Some(pool)))
+        }
         Err(SolveError::Stopped) if stop.load(Ordering::Relaxed) => Err(AnalysisError::Interrupted),
         Err(SolveError::Stopped) => Ok((Exact::over_budget(key, budget), None)),
         Err(e) => Err(AnalysisError::Solver(e.to_string())),
@@ -480,7 +472,8 @@ fn solve_oware(
     threads: usize,
     stop: &AtomicBool,
 ) -> Result<Exact> {
-    let solver = match OwareSolver::new(*rules, &SolverOptions::table(OWARE_TABLE_MIB)) {
+    let options = SolverOptions::table(OWARE_TABLE_MIB);
+    let solver = match mancala_solver::build_solver(rules, &options, None) {
         Ok(s) => s,
         Err(e @ SolveError::TooLarge { .. }) => {
             return Ok(Exact::none(key, "unavailable", &e.to_string()))
@@ -544,7 +537,7 @@ struct Cell<'a> {
 }
 
 /// Plays one cell's games (self-play from the start); `None` when stopped.
-fn play_cell<G: Game>(
+fn play_cell<G: mancala_solver::Solvable>(
     game: &G,
     cell: &Cell<'_>,
     threads: usize,
@@ -564,12 +557,13 @@ fn play_cell<G: Game>(
         specs: vec![name.to_string()],
         factory: Box::new(|_| match agent {
             CellAgent::Spec(a) => a.build(game),
-            CellAgent::Solved(BoardSolver::Kalah(s)) => {
-                Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
-            }
-            CellAgent::Solved(BoardSolver::Congkak(s)) => {
-                Box::new(Perfect::<G>::from_solver(Arc::clone(s)))
-            }
+            CellAgent::Solved(pool) => match pool.find(game) {
+                Some(solver) => Box::new(Perfect::<G>::playing_from(solver)),
+                // Not this game's: the board's own solver is always of
+                // its game, but the agent would still play, from the
+                // process's pool.
+                None => PerfectSpec::default().build::<G>(),
+            },
         }),
     };
     let planned = schedule(&[[0, 0]], games as u32, 1);

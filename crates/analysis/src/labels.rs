@@ -26,14 +26,12 @@ use mancala_arena::lines::{read_capped_line, CappedLine, MAX_RECORD_BYTES};
 use mancala_arena::{FolderLock, Shard};
 use mancala_core::{Game, KalahRules, KalahState, Move, Player};
 use mancala_registry::AnyAgentSpec;
-use mancala_solver::Solver;
+use mancala_solver::{ExactSolver, Profile};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::positions::{sourced_game, DEFAULT_SOURCES};
-use crate::{
-    bad_input, build_solver, solver_options, solver_refused, AnalysisError, Observer, Result,
-};
+use crate::{bad_input, build_solver, solver_options, AnalysisError, Observer, Result};
 
 /// The folder's description of the run.
 pub const LABELS_IDENTITY: &str = "labels.json";
@@ -203,7 +201,13 @@ pub fn label(
             .map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
         sources.push(a);
     }
-    let solver_options = solver_options(&rules, None, options.db_seeds, options.db_dir.as_deref())?;
+    let solver_options = solver_options(
+        &rules,
+        Profile::Solve,
+        None,
+        options.db_seeds,
+        options.db_dir.as_deref(),
+    )?;
     fs::create_dir_all(dir).map_err(|source| AnalysisError::Io {
         action: "create",
         path: dir.to_path_buf(),
@@ -226,7 +230,13 @@ pub fn label(
     let done = kept_games(&dir.join(LABELS_FILE))?;
 
     let pool = crate::thread_pool(options.threads)?;
-    let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
+    let solver = build_solver(
+        &rules,
+        &solver_options,
+        options.threads,
+        &rules.to_string(),
+        observer,
+    )?;
     let ids = options
         .shard
         .map_or(0..options.games, |s| s.range(options.games));
@@ -256,7 +266,8 @@ pub fn label(
                 if stop.load(Ordering::Relaxed) {
                     return Ok(None);
                 }
-                let Some((game, phases)) = label_game(&solver, &sources, options, id) else {
+                let Some((game, phases)) = label_game(solver.as_ref(), &sources, options, id)
+                else {
                     return Ok(None);
                 };
                 let mut line = serde_json::to_vec(&game)
@@ -473,7 +484,7 @@ pub fn read_labels(dir: &Path, each: &mut dyn FnMut(LabelledGame)) -> Result<u64
 /// Plays game `id` and settles each of its positions after the opening;
 /// `None` if the game ended within the opening or an agent failed.
 fn label_game(
-    solver: &Solver<KalahRules>,
+    solver: &dyn ExactSolver<KalahRules>,
     sources: &[AnyAgentSpec],
     options: &LabelOptions,
     id: u64,
@@ -523,7 +534,7 @@ fn label_game(
 
 /// `state`, settled: its value and each move's, for its mover.
 fn label_position(
-    solver: &Solver<KalahRules>,
+    solver: &dyn ExactSolver<KalahRules>,
     nodes: u64,
     ply: u32,
     state: &KalahState,
@@ -603,7 +614,8 @@ mod tests {
         assert_eq!(run.games, 6);
         let games = lines(dir.path());
         assert_eq!(games.len(), 6);
-        let solver = Solver::new(o.rules, &mancala_solver::SolverOptions::small()).unwrap();
+        let solver =
+            mancala_solver::Solver::new(o.rules, &mancala_solver::SolverOptions::small()).unwrap();
         let mut checked = 0;
         for game in &games {
             for p in &game.positions {

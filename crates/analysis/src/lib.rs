@@ -46,7 +46,7 @@
 use std::path::{Path, PathBuf};
 
 use mancala_arena::GameRecord;
-use mancala_solver::{ExactGame, SolverOptions};
+use mancala_solver::{ExactSolver, Overrides, Profile, Solvable, SolveError, SolverOptions};
 use thiserror::Error;
 
 pub mod adjudication;
@@ -96,6 +96,12 @@ pub enum AnalysisError {
     /// A result could not be counted.
     #[error(transparent)]
     Stats(#[from] mancala_arena::stats::StatsError),
+    /// The solver refused the rules or the options asked for (rules it
+    /// does not take, a database too large, memory that cannot be had):
+    /// the user's to change. A front end adds how, in its own words
+    /// ([`SolveError::is_out_of_memory`]: a smaller table or database).
+    #[error(transparent)]
+    Refused(SolveError),
     /// The solver failed (not for want of time).
     #[error("{0}")]
     Solver(String),
@@ -168,70 +174,70 @@ pub trait Observer: Sync {
 
 impl Observer for () {}
 
-/// `--db-seeds` within what the endgame database supports.
+/// The solver's options for `rules` under the user's overrides: those of
+/// `profile` ([`Profile::Solve`]: `mancala solve`'s, sized to the board)
+/// with a `tt` MiB table, a database of `db_seeds` seeds (at most the
+/// board's), kept in `db_dir`.
 ///
 /// # Errors
-/// [`AnalysisError::BadInput`] above the database's limit.
-pub fn check_db_seeds(k: Option<usize>) -> Result<()> {
-    match k {
-        Some(k) if k > mancala_solver::endgame::MAX_DB_SEEDS => Err(bad_input(format!(
-            "--db-seeds: at most {}",
-            mancala_solver::endgame::MAX_DB_SEEDS
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// The solver's options for `rules` under the user's flags: a `tt` MiB
-/// table (`None`: `mancala solve`'s, sized to the board) and the database
-/// of `mancala solve` (or of `db_seeds` seeds, at most the board's), kept
-/// in `db_dir`.
-///
-/// # Errors
-/// [`AnalysisError::BadInput`] for too many database seeds.
-pub fn solver_options<G: ExactGame>(
+/// [`AnalysisError::Refused`] for rules the solver does not take or too
+/// many database seeds.
+pub fn solver_options<G: Solvable>(
     rules: &G,
+    profile: Profile,
     tt: Option<u64>,
     db_seeds: Option<usize>,
     db_dir: Option<&Path>,
 ) -> Result<SolverOptions> {
-    // The same databases as `mancala solve`, from the same cache folder: a
-    // grid of boards with one pit count shares one database per rule set.
-    let mut options = SolverOptions::for_rules(rules);
-    if let Some(tt) = tt {
-        options.table_mib = tt as usize;
-    }
-    options.endgame_dir = db_dir.map(Path::to_path_buf);
-    check_db_seeds(db_seeds)?;
-    if let Some(k) = db_seeds {
-        options.endgame_seeds = k;
-    }
-    options.endgame_seeds = options.endgame_seeds.min(rules.total_seeds());
-    Ok(options)
+    rules.check_solvable().map_err(AnalysisError::Refused)?;
+    let overrides = Overrides {
+        table_mib: tt.map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
+        endgame_seeds: db_seeds,
+        endgame_dir: db_dir.map(Path::to_path_buf),
+    };
+    rules
+        .options(profile, &overrides)
+        .map_err(AnalysisError::Refused)
 }
 
-/// A solver for `rules` built on `pool`, whose threads build its database;
-/// the database it loads or builds is told to `observer` first, and one
-/// built but not saved as a warning.
-pub(crate) fn build_solver<G: ExactGame>(
-    rules: G,
+/// Database seeds within what an endgame database holds, checked before a
+/// long run starts rather than when its first board is solved.
+///
+/// # Errors
+/// [`AnalysisError::Refused`] above [`mancala_solver::endgame::MAX_DB_SEEDS`].
+pub fn check_db_seeds(seeds: Option<usize>) -> Result<()> {
+    match seeds {
+        Some(seeds) if seeds > mancala_solver::endgame::MAX_DB_SEEDS => {
+            Err(AnalysisError::Refused(SolveError::DatabaseTooLarge {
+                seeds,
+                max: mancala_solver::endgame::MAX_DB_SEEDS,
+            }))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A solver for `rules` whose database is built on `threads` threads; the
+/// database it loads or builds is told to `observer` first (after `what`,
+/// naming the rules and what they are solved for), and one built but not
+/// saved as a warning.
+///
+/// # Errors
+/// [`AnalysisError::Refused`] with the solver's refusal.
+pub(crate) fn build_solver<G: Solvable>(
+    rules: &G,
     options: &SolverOptions,
-    pool: &rayon::ThreadPool,
+    threads: usize,
+    what: &str,
     observer: &dyn Observer,
-) -> std::result::Result<mancala_solver::Solver<G>, mancala_solver::SolveError> {
+) -> Result<std::sync::Arc<dyn ExactSolver<G>>> {
     // What is built, how big and about how long, before it starts: a big
     // board's database takes minutes.
-    if let Some(plan) = mancala_solver::DatabasePlan::new(
-        &rules,
-        options.endgame_seeds,
-        options.endgame_dir.as_deref(),
-    ) {
-        observer.message(&format!(
-            "{rules}: {}",
-            plan.describe(pool.current_num_threads())
-        ));
+    if let Some(plan) = rules.database_plan(options) {
+        observer.message(&format!("{what}: {}", plan.describe(threads)));
     }
-    let solver = pool.install(|| mancala_solver::Solver::new(rules, options))?;
+    let solver = mancala_solver::build_solver(rules, options, Some(threads))
+        .map_err(AnalysisError::Refused)?;
     if let Some(e) = solver.endgame_not_saved() {
         observer.warning(&format!(
             "{rules}: the endgame database was not saved for the next run: {e}; going on with \
@@ -239,17 +245,6 @@ pub(crate) fn build_solver<G: ExactGame>(
         ));
     }
     Ok(solver)
-}
-
-/// A solver's refusal to start as the user's error, with a hint where a
-/// smaller table or database would do.
-pub(crate) fn solver_refused(e: mancala_solver::SolveError) -> AnalysisError {
-    let hint = if e.is_out_of_memory() {
-        " (try a smaller --tt or --db-seeds)"
-    } else {
-        ""
-    };
-    bad_input(format!("{e}{hint}"))
 }
 
 /// A rayon pool of `threads` threads.

@@ -12,13 +12,12 @@ use mancala_agents::{derive_seed, StopCondition};
 use mancala_core::{Game, KalahRules, KalahState};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
+use mancala_solver::Profile;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
-use crate::{
-    bad_input, build_solver, solver_options, solver_refused, AnalysisError, Observer, Result,
-};
+use crate::{bad_input, build_solver, solver_options, AnalysisError, Observer, Result};
 
 /// The agents whose games give the positions when none are named: a
 /// spread of styles, so that the set is not one agent's habits.
@@ -152,11 +151,18 @@ pub fn exact_positions(
 
     let solver_options = solver_options(
         &rules,
+        Profile::Solve,
         Some(options.tt),
         options.db_seeds,
         options.db_dir.as_deref(),
     )?;
-    let solver = build_solver(rules, &solver_options, &pool, observer).map_err(solver_refused)?;
+    let solver = build_solver(
+        &rules,
+        &solver_options,
+        options.threads,
+        &rules.to_string(),
+        observer,
+    )?;
     let t1 = Instant::now();
     let until = StopCondition {
         deadline: None,
@@ -303,7 +309,7 @@ pub struct AccuracyRow {
 /// an agent that cannot play it or a move the set has no value for
 /// (`origin` names the set in messages); [`AnalysisError::Agent`] for an
 /// agent that fails; [`AnalysisError::Interrupted`] when stopped.
-pub fn accuracy<G: Game>(
+pub fn accuracy<G: mancala_solver::Solvable>(
     game: &G,
     set: &ExactPositions,
     origin: &str,

@@ -44,7 +44,7 @@ pub use process::{
     MAX_HELD_LINES, MAX_LINE_BYTES, TRANSCRIPT_LINES,
 };
 pub use protocol::{Command, GoLimits, InputLine, Reply};
-pub use server::{serve, AgentSource};
+pub use server::{serve, AgentSource, EverySource};
 pub use spec::ENGINE_SPEC_NAME;
 
 /// A line that does not follow the protocol.

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use mancala_agents::{Agent, SearchKind, StopCondition};
 use mancala_core::spec::truncate_input;
-use mancala_core::{with_game, Game, GameSpec};
+use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
 
 use crate::client::SEED_OPTION;
 use crate::process::MAX_LINE_BYTES;
@@ -60,16 +60,24 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-/// Builds the agent being served, for whichever game `newgame` names.
-pub trait AgentSource {
-    /// The name the engine gives in `id name`.
-    fn name(&self) -> String;
-
+/// Builds the agent being served for games of `G`.
+pub trait AgentSource<G: Game> {
     /// A fresh agent for `game`.
     ///
     /// # Errors
     /// Why the agent cannot play this game, in words (it becomes `error`).
-    fn build<G: Game>(&self, game: &G) -> Result<Box<dyn Agent<G>>, String>;
+    fn build(&self, game: &G) -> Result<Box<dyn Agent<G>>, String>;
+}
+
+/// Builds the agent being served, for whichever game `newgame` names: a
+/// source for each game. (A trait per game, rather than one generic
+/// method, lets a source ask more of the game than [`Game`]: the agent
+/// registry's needs the solver's bound.)
+pub trait EverySource:
+    AgentSource<KalahRules> + AgentSource<CongkakRules> + AgentSource<OwareRules>
+{
+    /// The name the engine gives in `id name`.
+    fn name(&self) -> String;
 }
 
 /// What ended a game's session.
@@ -86,7 +94,7 @@ struct Server<'a, S, W> {
     seed: u64,
 }
 
-impl<S: AgentSource, W: Write> Server<'_, S, W> {
+impl<S: EverySource, W: Write> Server<'_, S, W> {
     fn say(&mut self, reply: &Reply) -> Result<(), EngineError> {
         writeln!(self.output, "{reply}")
             .and_then(|()| self.output.flush())
@@ -138,7 +146,10 @@ impl<S: AgentSource, W: Write> Server<'_, S, W> {
         game: &G,
         spec: &str,
         lines: &mut Lines<impl BufRead>,
-    ) -> Result<Next, EngineError> {
+    ) -> Result<Next, EngineError>
+    where
+        S: AgentSource<G>,
+    {
         let mut agent = match self.source.build(game) {
             Ok(agent) => agent,
             Err(why) => {
@@ -291,7 +302,7 @@ fn position<G: Game>(
 ///
 /// # Errors
 /// Only when reading the input or writing the output fails.
-pub fn serve<S: AgentSource>(
+pub fn serve<S: EverySource>(
     source: &S,
     input: impl BufRead,
     output: impl Write,

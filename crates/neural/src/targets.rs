@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use mancala_core::{Game, Move};
-use mancala_solver::{agent_options, exact_solver, ExactSolver};
+use mancala_solver::{exact_solver, ExactSolver, Profile, Solvable};
 
 use crate::config::TrainConfig;
 use crate::NeuralError;
@@ -38,7 +38,7 @@ pub struct ExactTarget {
     pub best: Option<Vec<Move>>,
 }
 
-impl<G: Game> ExactTargets<G> {
+impl<G: Solvable> ExactTargets<G> {
     /// The targets of `config` (`None` when `exact_nodes` is 0): its
     /// solver is built here, endgame database included.
     ///
@@ -48,21 +48,20 @@ impl<G: Game> ExactTargets<G> {
         if config.exact_nodes == 0 {
             return Ok(None);
         }
-        let solver =
-            exact_solver(game, &agent_options(game, Some(TARGET_TABLE_MIB))).map_err(|e| {
-                NeuralError::Config {
-                    path: config.name.clone(),
-                    why: format!(
-                        "key `exact_nodes`: the solver cannot make targets for {game}: {e}"
-                    ),
-                }
-            })?;
+        let mut options = game.default_options(Profile::Play);
+        options.table_mib = TARGET_TABLE_MIB;
+        let solver = exact_solver(game, &options).map_err(|e| NeuralError::Config {
+            path: config.name.clone(),
+            why: format!("key `exact_nodes`: the solver cannot make targets for {game}: {e}"),
+        })?;
         Ok(Some(ExactTargets {
             solver,
             nodes: config.exact_nodes,
         }))
     }
+}
 
+impl<G: Game> ExactTargets<G> {
     /// The perfect-play target of `state`, if it comes within the node
     /// budget: each move's position settled, so that the best moves are
     /// known too; failing that, the position alone.

@@ -254,7 +254,7 @@ pub struct Trainer<'a, G: Game> {
     targets: Option<ExactTargets<G>>,
 }
 
-impl<'a, G: Game> Trainer<'a, G> {
+impl<'a, G: mancala_solver::Solvable> Trainer<'a, G> {
     /// A new run, or (with `resume`) the run checkpointed in the output folder.
     ///
     /// # Errors

@@ -57,7 +57,9 @@ impl<G: Game> AnyAgent for ForGame<G> {
 fn build(spec: &AnyAgentSpec, game: &GameSpec) -> Result<Box<dyn AnyAgent>, RegistryError> {
     mancala_core::with_game!(game, g => {
         spec.check(g)?;
-        Ok(Box::new(ForGame { game: *g, agent: spec.build(g) }) as Box<dyn AnyAgent>)
+        // `perfect` plays from the package's solvers, those of `solve`.
+        let agent = spec.build_with(g, &crate::solve::SOLVERS);
+        Ok(Box::new(ForGame { game: *g, agent }) as Box<dyn AnyAgent>)
     })
 }
 

@@ -2,15 +2,14 @@
 //! solve`, with its endgame database cache, and the perfect-play dataset of
 //! `mancala analyze exact-positions` as NumPy arrays.
 
-use std::any::Any;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
 use mancala_core::{Game, GameSpec, Move};
-use mancala_solver::{exact_solver, ExactGame, ExactSolver, SolveError, SolverOptions};
+use mancala_solver::{Overrides, Profile, Solvable, SolveError, SolverOptions, Solvers};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTimeoutError, PyValueError,
@@ -22,47 +21,11 @@ use crate::game::{PyGame, PyState};
 use crate::interrupt::interruptible;
 use crate::position::{Pos, Position};
 
-/// The solver last built, kept for the next call on the same game and
-/// options: its table and endgame database are what make repeated solves
-/// fast. One only, since a table takes up to a GiB.
-static SOLVER: Mutex<Option<CachedSolver>> = Mutex::new(None);
-
-struct CachedSolver {
-    spec: GameSpec,
-    options: SolverOptions,
-    /// An `Arc<dyn ExactSolver<G>>` for the game of `spec`.
-    solver: Box<dyn Any + Send>,
-}
-
-/// The solver for `rules` under `options`: the cached one when it fits,
-/// else a new one (whose database is loaded from the cache folder, or
-/// built and saved there).
-fn solver_for<G: Game>(
-    spec: GameSpec,
-    rules: &G,
-    options: &SolverOptions,
-) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
-    {
-        let cached = SOLVER.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = cached.as_ref() {
-            if c.spec == spec && c.options == *options {
-                if let Some(s) = c.solver.downcast_ref::<Arc<dyn ExactSolver<G>>>() {
-                    return Ok(Arc::clone(s));
-                }
-            }
-        }
-    }
-    // Not under the lock: a database build can take minutes, and the old
-    // solver is dropped first so that two tables are never held at once.
-    SOLVER.lock().unwrap_or_else(|p| p.into_inner()).take();
-    let solver = exact_solver(rules, options)?;
-    *SOLVER.lock().unwrap_or_else(|p| p.into_inner()) = Some(CachedSolver {
-        spec,
-        options: options.clone(),
-        solver: Box::new(Arc::clone(&solver)),
-    });
-    Ok(solver)
-}
+/// The package's solvers: `solve`'s, kept for the next call on the same
+/// game and options (its table and endgame database are what make repeated
+/// solves fast), and the `perfect` agents'. One at a time, since a table
+/// takes up to a GiB: the old one is let go before a new one is built.
+pub(crate) static SOLVERS: LazyLock<Arc<Solvers>> = LazyLock::new(|| Arc::new(Solvers::new(1)));
 
 /// The solver options of `mancala solve` for `spec` with these overrides.
 fn options_for(
@@ -71,30 +34,15 @@ fn options_for(
     db_seeds: Option<usize>,
     db_dir: Option<PathBuf>,
 ) -> PyResult<SolverOptions> {
-    fn exact<G: ExactGame>(
-        rules: &G,
-        tt: Option<u64>,
-        db_seeds: Option<usize>,
-        db_dir: Option<PathBuf>,
-    ) -> PyResult<SolverOptions> {
+    let overrides = Overrides {
+        table_mib: tt.map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
+        endgame_seeds: db_seeds,
+        endgame_dir: db_dir,
+    };
+    mancala_core::with_game!(spec, rules => {
         rules.check_solvable().map_err(solve_error)?;
-        mancala_analysis::solver_options(rules, tt, db_seeds, db_dir.as_deref())
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-    match spec {
-        GameSpec::Kalah(rules) => exact(rules, tt, db_seeds, db_dir),
-        GameSpec::Congkak(rules) => exact(rules, tt, db_seeds, db_dir),
-        GameSpec::Oware(_) => {
-            if db_seeds.is_some() {
-                return Err(PyValueError::new_err(
-                    "db_seeds: the Oware solver has no endgame database",
-                ));
-            }
-            Ok(SolverOptions::table(
-                tt.map_or(mancala_solver::DEFAULT_TABLE_MIB, |t| t as usize),
-            ))
-        }
-    }
+        rules.options(Profile::Solve, &overrides).map_err(solve_error)
+    })
 }
 
 /// A solver's refusal as a Python exception.
@@ -135,8 +83,7 @@ struct Solved {
     seconds: f64,
 }
 
-fn solve_position<G: Game>(
-    spec: GameSpec,
+fn solve_position<G: Solvable>(
     rules: &G,
     pos: &dyn Position,
     options: &SolverOptions,
@@ -149,7 +96,7 @@ fn solve_position<G: Game>(
         .downcast_ref::<Pos<G>>()
         .expect("the state is of the game of its spec")
         .state;
-    let solver = solver_for(spec, rules, options)?;
+    let solver = SOLVERS.get(rules, options)?;
     let stop = StopCondition {
         deadline,
         cancel: Some(cancel),
@@ -213,7 +160,7 @@ pub fn solve<'py>(
     let pos = state.pos.as_ref();
     let solved = interruptible(py, |cancel| {
         mancala_core::with_game!(&spec, rules => solve_position(
-            spec, rules, pos, &options, threads, deadline, cancel))
+            rules, pos, &options, threads, deadline, cancel))
     })?;
     let solved = match solved {
         Ok(s) => s,
@@ -251,7 +198,7 @@ pub fn solve<'py>(
 /// and database.
 #[pyfunction]
 pub fn clear_solver() {
-    SOLVER.lock().unwrap_or_else(|p| p.into_inner()).take();
+    SOLVERS.clear();
 }
 
 /// Positions of real games with the exact value of every move: the dataset
@@ -317,6 +264,7 @@ pub fn exact_positions<'py>(
     })?;
     let made = made.map_err(|e| match e {
         mancala_analysis::AnalysisError::BadInput(why) => PyValueError::new_err(why),
+        mancala_analysis::AnalysisError::Refused(e) => solve_error(e),
         mancala_analysis::AnalysisError::Interrupted => PyKeyboardInterrupt::new_err(""),
         e => PyRuntimeError::new_err(e.to_string()),
     })?;

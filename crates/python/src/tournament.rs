@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use mancala_arena::tournament::{self, Silent};
 use mancala_arena::{LogError, RunEnd, RunSettings, TournamentConfig, TournamentError};
-use mancala_core::{with_game, Game, GameSpec};
+use mancala_core::{with_game, GameSpec};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -169,7 +169,7 @@ fn play(
     })
 }
 
-fn run_on<G: Game>(
+fn run_on<G: mancala_solver::Solvable>(
     game: &G,
     spec: &GameSpec,
     config: &TournamentConfig,
@@ -200,7 +200,7 @@ fn run_on<G: Game>(
         spec,
         config,
         specs,
-        Box::new(|i: usize| agents[i].build(game)),
+        Box::new(|i: usize| agents[i].build_with(game, &crate::solve::SOLVERS)),
         adjudicator
             .as_ref()
             .map(|a| a as &dyn mancala_arena::Adjudicator<G>),

@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 use mancala_agents::{Agent, AgentSpec, Budget};
 use mancala_core::spec::Spec;
-use mancala_core::{Game, SpecError};
+use mancala_core::SpecError;
+use mancala_solver::{Solvable, Solvers};
 use thiserror::Error;
 
 /// Why an agent spec was refused, or cannot play a game.
@@ -129,7 +130,7 @@ impl AnyAgentSpec {
     /// # Errors
     /// [`RegistryError::Unplayable`], [`RegistryError::ProgramNotFound`],
     /// [`RegistryError::ProgramIsDirectory`], or a neural model's error.
-    pub fn check<G: Game>(&self, game: &G) -> Result<(), RegistryError> {
+    pub fn check<G: Solvable>(&self, game: &G) -> Result<(), RegistryError> {
         match self {
             AnyAgentSpec::Classical(c) => c
                 .check(game)
@@ -186,11 +187,18 @@ impl AnyAgentSpec {
         }
     }
 
-    /// Builds a fresh agent for `game`.
-    pub fn build<G: Game>(&self, game: &G) -> Box<dyn Agent<G>> {
+    /// Builds a fresh agent for `game`; `perfect` plays from the process's
+    /// pool of solvers ([`Solvers::shared`]).
+    pub fn build<G: Solvable>(&self, game: &G) -> Box<dyn Agent<G>> {
+        self.build_with(game, Solvers::shared())
+    }
+
+    /// Builds a fresh agent for `game`; `perfect` plays from `solvers`
+    /// (a server's own pool, bounded).
+    pub fn build_with<G: Solvable>(&self, game: &G, solvers: &Arc<Solvers>) -> Box<dyn Agent<G>> {
         match self {
             AnyAgentSpec::Classical(c) => c.build::<G>(),
-            AnyAgentSpec::Perfect(p) => p.build::<G>(),
+            AnyAgentSpec::Perfect(p) => p.build_with::<G>(Arc::clone(solvers)),
             AnyAgentSpec::Engine(e) => Box::new(mancala_engine::ExternalAgent::new(
                 Arc::clone(e),
                 game.to_string(),
@@ -208,7 +216,7 @@ impl AnyAgentSpec {
 ///
 /// # Errors
 /// The first agent that does not parse or cannot play `game`.
-pub fn tournament_agents<'s, G: Game>(
+pub fn tournament_agents<'s, G: Solvable>(
     game: &G,
     agents: impl IntoIterator<Item = (&'s str, &'static str)>,
     origin: &str,
@@ -237,14 +245,16 @@ impl fmt::Display for AnyAgentSpec {
 }
 
 /// Any spec can be served over the engine protocol (`mancala engine SPEC`).
-impl mancala_engine::AgentSource for AnyAgentSpec {
-    fn name(&self) -> String {
-        self.to_string()
-    }
-
-    fn build<G: Game>(&self, game: &G) -> Result<Box<dyn Agent<G>>, String> {
+impl<G: Solvable> mancala_engine::AgentSource<G> for AnyAgentSpec {
+    fn build(&self, game: &G) -> Result<Box<dyn Agent<G>>, String> {
         self.check(game).map_err(|e| e.to_string())?;
         Ok(AnyAgentSpec::build(self, game))
+    }
+}
+
+impl mancala_engine::EverySource for AnyAgentSpec {
+    fn name(&self) -> String {
+        self.to_string()
     }
 }
 
@@ -279,7 +289,7 @@ fn check_program(program: &str, workdir: Option<&Path>) -> Result<(), RegistryEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mancala_core::KalahRules;
+    use mancala_core::{Game, KalahRules};
 
     #[test]
     fn every_family_parses_and_prints_its_canonical_spec() {

@@ -1,5 +1,5 @@
 //! The `perfect` agent: plays a move of the best value, found by the solver
-//! of its game ([`exact_solver`]): [`Solver`] for Kalah and single-round
+//! of its game ([`crate::exact_solver`]): [`Solver`] for Kalah and single-round
 //! Congkak.
 //!
 //! `perfect` solves every position it is asked about, however long that
@@ -8,29 +8,32 @@
 //! last, as it may hold commas of its own). Among moves of equal value the
 //! game's seed decides.
 //!
-//! Agents of one process with the same rules and table size share one
-//! solver: its table holds exact values, so what one game or thread learns
-//! is good for all, and the endgame database is built once.
+//! The agent gets its solver from a [`Solvers`] pool: the process's
+//! ([`Solvers::shared`]) unless built with one of its own
+//! ([`PerfectSpec::build_with`]: the web server's, bounded). Agents of one
+//! pool with the same rules and table size share one solver: its table
+//! holds exact values, so what one game or thread learns is good for all,
+//! and the endgame database is built once. With `time=`, a database that
+//! is still being built does not hold the move up: the pool builds it in
+//! the background and the fallback moves until it is ready.
 //! [`Perfect::from_solver`] plays from a solver the caller already has
-//! instead (its table warm from solving
-//! the position the games start from).
+//! instead (its table warm from solving the position the games start
+//! from).
 
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use mancala_agents::{
     parse_duration, Agent, AgentError, AgentSpec, Budget, Pv, SearchInfo, SearchKind, StopCondition,
 };
 use mancala_core::spec::{bad_value, Spec};
-use mancala_core::{CongkakRules, Game, KalahRules, Move, SpecError};
+use mancala_core::{Move, SpecError};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use thiserror::Error;
 
-use crate::exact::erased;
-use crate::{exact_solver, ExactGame, ExactSolver, SolveError, Solver, SolverOptions};
+use crate::solvers::{Profile, Solvable, Solvers};
+use crate::{ExactGame, ExactSolver, SolveError, Solver, SolverOptions};
 
 /// Why the `perfect` agent cannot play a game.
 #[derive(Debug, Error)]
@@ -115,31 +118,44 @@ impl PerfectSpec {
     }
 
     /// Whether the agent can play `game`: Kalah, and Congkak in a single
-    /// round (the solvers know no other game).
+    /// round (the games whose positions alone decide their values).
     ///
     /// # Errors
     /// [`PerfectError::Unsolvable`] for multi-round Congkak,
-    /// [`PerfectError::Unsupported`] for another game.
-    pub fn check<G: Game>(&self, game: &G) -> Result<(), PerfectError> {
-        let any = game as &dyn Any;
-        if any.is::<KalahRules>() {
-            return Ok(());
-        }
-        match any.downcast_ref::<CongkakRules>() {
-            Some(rules) => rules.check_solvable().map_err(PerfectError::Unsolvable),
-            None => Err(PerfectError::Unsupported { game: game.name() }),
+    /// [`PerfectError::Unsupported`] for Oware.
+    pub fn check<G: Solvable>(&self, game: &G) -> Result<(), PerfectError> {
+        match game.check_store_free() {
+            Ok(()) => Ok(()),
+            Err(SolveError::NeedsHistory { game }) => Err(PerfectError::Unsupported { game }),
+            Err(e) => Err(PerfectError::Unsolvable(e)),
         }
     }
 
-    /// A fresh agent.
-    pub fn build<G: Game>(&self) -> Box<dyn Agent<G>> {
+    /// A fresh agent playing from the process's pool of solvers.
+    pub fn build<G: Solvable>(&self) -> Box<dyn Agent<G>> {
+        self.build_with(Arc::clone(Solvers::shared()))
+    }
+
+    /// A fresh agent playing from `solvers`.
+    pub fn build_with<G: Solvable>(&self, solvers: Arc<Solvers>) -> Box<dyn Agent<G>> {
         Box::new(Perfect {
             spec: self.clone(),
+            solvers,
             solver: None,
             fallback: self.fallback.as_ref().map(AgentSpec::build::<G>),
             rng: SmallRng::seed_from_u64(0),
             info: SearchInfo::default(),
         })
+    }
+
+    /// The solver options the agent plays `rules` with: those of
+    /// [`Profile::Play`], with the table of `tt=` if given.
+    pub fn options<G: Solvable>(&self, rules: &G) -> SolverOptions {
+        let mut options = rules.default_options(Profile::Play);
+        if let Some(mib) = self.table_mib {
+            options.table_mib = mib;
+        }
+        options
     }
 }
 
@@ -167,45 +183,6 @@ impl std::fmt::Display for PerfectSpec {
     }
 }
 
-/// The `perfect` agent's solver options for `rules`: its table
-/// (`table_mib`, else sized to the board, at most [`AGENT_TABLE_MIB`]) and a
-/// database of at most [`AGENT_ENDGAME_POSITIONS`] positions, built in
-/// memory. Also what other interactive front ends (the web server's
-/// analyses) solve with: a database that builds in seconds.
-pub fn agent_options<G: Game>(rules: &G, table_mib: Option<usize>) -> SolverOptions {
-    let table_mib =
-        table_mib.unwrap_or_else(|| crate::exact::default_table_mib(rules, AGENT_TABLE_MIB));
-    let options = SolverOptions::table(table_mib)
-        .with_endgame_positions(AGENT_ENDGAME_POSITIONS, rules.pits());
-    SolverOptions {
-        endgame_seeds: options.endgame_seeds.min(rules.total_seeds()),
-        ..options
-    }
-}
-
-/// One solver per game, rule set and table size, for the whole process.
-fn shared_solver<G: Game>(
-    rules: &G,
-    table_mib: Option<usize>,
-) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
-    let options = agent_options(rules, table_mib);
-    type Cache = Mutex<HashMap<(String, usize), Box<dyn Any + Send>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-    // The game's name too: two games' rules may print alike.
-    let key = (format!("{} {rules}", rules.name()), options.table_mib);
-    if let Some(s) = cache
-        .get(&key)
-        .and_then(|s| s.downcast_ref::<Arc<dyn ExactSolver<G>>>())
-    {
-        return Ok(Arc::clone(s));
-    }
-    let solver = exact_solver(rules, &options)?;
-    cache.insert(key, Box::new(Arc::clone(&solver)));
-    Ok(solver)
-}
-
 /// Why the solver gave no move.
 enum Failure {
     Stopped,
@@ -224,34 +201,45 @@ impl From<SolveError> for Failure {
 }
 
 /// The `perfect` agent.
-pub struct Perfect<G: Game> {
+pub struct Perfect<G: Solvable> {
     spec: PerfectSpec,
+    /// Where its solver comes from.
+    solvers: Arc<Solvers>,
+    /// The solver it plays from, once it has one.
     solver: Option<Arc<dyn ExactSolver<G>>>,
     fallback: Option<Box<dyn Agent<G>>>,
     rng: SmallRng,
     info: SearchInfo,
 }
 
-impl<G: Game> Perfect<G> {
+impl<G: ExactGame> Perfect<G> {
+    /// Plain `perfect` playing from `solver`: see [`Perfect::playing_from`].
+    pub fn from_solver(solver: Arc<Solver<G>>) -> Perfect<G> {
+        Perfect::playing_from(solver)
+    }
+}
+
+impl<G: Solvable> Perfect<G> {
     /// Plain `perfect` playing from `solver` (for positions of its rules)
-    /// rather than from the process's shared solver: a caller that has just
-    /// solved a position hands over the warm table, and it is freed with
-    /// the last agent holding it. A solver of another game than `G` is not
-    /// used: the agent then plays from the shared one.
-    pub fn from_solver<H: ExactGame>(solver: Arc<Solver<H>>) -> Perfect<G> {
-        let solver: Arc<dyn ExactSolver<H>> = solver;
+    /// rather than from a pool's: a caller that has just solved a position
+    /// hands over the warm table, and it is freed with the last agent
+    /// holding it. Positions of other rules are played from the process's
+    /// pool.
+    pub fn playing_from(solver: Arc<dyn ExactSolver<G>>) -> Perfect<G> {
         Perfect {
             spec: PerfectSpec::default(),
-            solver: erased::<G>(Box::new(solver)).map(|s| *s),
+            solvers: Arc::clone(Solvers::shared()),
+            solver: Some(solver),
             fallback: None,
             rng: SmallRng::seed_from_u64(0),
             info: SearchInfo::default(),
         }
     }
 
-    /// The position's value and the moves that keep it, by the solver of
-    /// its game: the agent's own if it solves these rules, else the
-    /// process's shared one (kept for the next move).
+    /// The position's value and the moves that keep it, by the agent's
+    /// solver if it solves these rules, else by its pool's (kept for the
+    /// next move); a pool still building the solver when `stop` comes
+    /// stops it as a search would.
     fn best_moves(
         &mut self,
         game: &G,
@@ -261,7 +249,8 @@ impl<G: Game> Perfect<G> {
         let solver = match &self.solver {
             Some(s) if s.solves(game) => Arc::clone(s),
             _ => {
-                let s = shared_solver(game, self.spec.table_mib)?;
+                let options = self.spec.options(game);
+                let s = self.solvers.get_by(game, &options, stop)?;
                 self.solver = Some(Arc::clone(&s));
                 s
             }
@@ -270,7 +259,7 @@ impl<G: Game> Perfect<G> {
     }
 }
 
-impl<G: Game> Agent<G> for Perfect<G> {
+impl<G: Solvable> Agent<G> for Perfect<G> {
     fn name(&self) -> String {
         self.spec.to_string()
     }
@@ -348,26 +337,25 @@ impl<G: Game> Agent<G> for Perfect<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mancala_core::{CongkakRules, Game, KalahRules};
 
     #[test]
     fn the_agents_table_is_sized_to_the_board_unless_tt_says() {
         let small = KalahRules::new(4, 1).unwrap();
         let big = KalahRules::default();
         let mib = |rules: &KalahRules, spec: &str| {
-            agent_options(rules, PerfectSpec::parse(spec).unwrap().table_mib).table_mib
+            PerfectSpec::parse(spec).unwrap().options(rules).table_mib
         };
         assert_eq!(mib(&small, "perfect"), crate::MIN_TABLE_MIB);
         assert_eq!(mib(&big, "perfect"), AGENT_TABLE_MIB);
         assert_eq!(mib(&small, "perfect:tt=64"), 64);
         assert_eq!(mib(&big, "perfect:tt=1024"), 1024);
         let congkak = CongkakRules::new(3, 2).unwrap();
-        assert_eq!(
-            agent_options(&congkak, None).table_mib,
-            crate::MIN_TABLE_MIB
-        );
+        let plain = PerfectSpec::default();
+        assert_eq!(plain.options(&congkak).table_mib, crate::MIN_TABLE_MIB);
         // Oware's table grows as it fills: the cap is all there is to say.
         let oware = mancala_core::OwareRules::default();
-        assert_eq!(agent_options(&oware, None).table_mib, AGENT_TABLE_MIB);
+        assert_eq!(plain.options(&oware).table_mib, AGENT_TABLE_MIB);
         // An explicit size prints back, even the cap.
         let spec = PerfectSpec::parse("perfect:tt=256").unwrap();
         assert_eq!(spec.to_string(), "perfect:tt=256");
@@ -375,6 +363,27 @@ mod tests {
             PerfectSpec::parse("perfect").unwrap().to_string(),
             "perfect"
         );
+    }
+
+    #[test]
+    fn with_time_it_moves_by_its_fallback_while_its_database_builds() {
+        // A database of 2^24 positions on six pits (14 seeds) takes seconds
+        // to build: far longer than the move's 200 ms.
+        let rules = KalahRules::new(6, 3).unwrap();
+        let spec = PerfectSpec::parse("perfect:time=200ms,fallback=greedy").unwrap();
+        assert!(spec.options(&rules).endgame_seeds >= 14);
+        let pool = Arc::new(Solvers::new(1));
+        let mut agent = spec.build_with::<KalahRules>(Arc::clone(&pool));
+        let t0 = Instant::now();
+        let mv = agent.choose(&rules, &rules.start()).unwrap();
+        let took = t0.elapsed();
+        assert!(rules.legal_moves(&rules.start()).contains(mv));
+        // The fallback's move: greedy's, not the solver's.
+        assert_ne!(agent.info().kind, SearchKind::Exact);
+        assert!(took < std::time::Duration::from_secs(2), "{took:?}");
+        // The build went on in the background, for the moves to come.
+        let solver = pool.get(&rules, &spec.options(&rules)).unwrap();
+        assert_eq!(solver.rules(), &rules);
     }
 
     #[test]

@@ -84,16 +84,74 @@ pub enum SolveError {
     /// The search threads cannot start.
     #[error("cannot start threads: {0}")]
     Threads(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Exact values of positions alone (settled, kept in a database,
+    /// written as labels) asked of a game whose values depend on history.
+    #[error(
+        "{}'s values depend on the positions seen since the last capture, not on the \
+         position alone: it has no endgame database, settled values or labels",
+        capitalised(game)
+    )]
+    NeedsHistory {
+        /// The game's name.
+        game: &'static str,
+    },
+    /// Endgame database seeds asked of a game that has no database.
+    #[error("the {game} solver has no endgame database")]
+    NoDatabase {
+        /// The game's name.
+        game: &'static str,
+    },
+    /// More endgame database seeds than a database may hold.
+    #[error("an endgame database of {seeds} seeds: at most {max}")]
+    DatabaseTooLarge {
+        /// The seeds asked for.
+        seeds: usize,
+        /// The most a database holds.
+        max: usize,
+    },
+    /// A solver's build that another caller started failed with this
+    /// ([`crate::Solvers`]): every caller of the same rules and options
+    /// is told.
+    #[error(transparent)]
+    Shared(std::sync::Arc<SolveError>),
+}
+
+/// `name` with its first letter in capitals, to begin a sentence.
+fn capitalised(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 impl SolveError {
     /// Whether the memory asked for (table or database) cannot be had: a
     /// smaller table or database may do.
     pub fn is_out_of_memory(&self) -> bool {
-        matches!(
-            self,
-            SolveError::Table(TableError::Allocation { .. })
-                | SolveError::Endgame(EndgameError::Allocation { .. })
-        )
+        match self {
+            SolveError::Shared(e) => e.is_out_of_memory(),
+            e => matches!(
+                e,
+                SolveError::Table(TableError::Allocation { .. })
+                    | SolveError::Endgame(EndgameError::Allocation { .. })
+            ),
+        }
+    }
+
+    /// Whether the rules or the options asked for are at fault (rules no
+    /// solver takes, a database too large, memory that cannot be had),
+    /// rather than the position or the run: what a front end shows as
+    /// the user's error.
+    pub fn is_users(&self) -> bool {
+        match self {
+            SolveError::Shared(e) => e.is_users(),
+            SolveError::MultiRound { .. }
+            | SolveError::TooLarge { .. }
+            | SolveError::NoSolver { .. }
+            | SolveError::NeedsHistory { .. }
+            | SolveError::NoDatabase { .. }
+            | SolveError::DatabaseTooLarge { .. } => true,
+            e => e.is_out_of_memory(),
+        }
     }
 }

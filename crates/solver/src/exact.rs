@@ -1,19 +1,17 @@
-//! One interface to the exact solvers of every game: [`ExactSolver`], and
-//! [`exact_solver`], which picks a game's solver.
+//! One interface to the exact solvers of every game: [`ExactSolver`].
 //!
 //! Kalah and single-round Congkak are solved by the generic [`Solver`];
-//! Oware, whose values depend on history, by [`OwareSolver`]. Callers that
-//! only want values (`solve`, `analyze`, the `perfect` agent) dispatch on
-//! the game once, here, and are generic from then on.
-
-use std::any::Any;
-use std::sync::Arc;
+//! Oware, whose values depend on history, by [`OwareSolver`]. Which one a
+//! game has is its [`crate::Solvable`] implementation's to say; callers
+//! that only want values (`solve`, `analyze`, the `perfect` agent) are
+//! generic over the game from there on.
 
 use mancala_agents::StopCondition;
-use mancala_core::{CongkakRules, Game, KalahRules, Move, OwareRules};
+use mancala_core::{Game, Move, OwareRules};
 
+use crate::endgame::EndgameError;
 use crate::oware::OwareSolver;
-use crate::{ExactGame, MoveValue, Solution, SolveError, Solver, SolverOptions};
+use crate::{ExactGame, MoveValue, Solution, SolveError, Solver};
 
 /// What any exact solver of positions of `G` answers. Its table is kept
 /// between calls, so later positions of the same game are cheap.
@@ -32,6 +30,43 @@ pub trait ExactSolver<G: Game>: Send + Sync + std::fmt::Debug {
     /// first, or what the game's solver may refuse (Oware:
     /// [`SolveError::PlyLimit`], [`SolveError::TableFull`]).
     fn value(&self, state: &G::State, stop: StopCondition<'_>) -> Result<i32, SolveError>;
+
+    /// How the value of `state` compares with `margin`: cheaper than the
+    /// value where the solver can tell it by bounds alone (see
+    /// [`Solver::compare`]); by the value itself otherwise.
+    ///
+    /// # Errors
+    /// As [`ExactSolver::value`].
+    fn compare(
+        &self,
+        state: &G::State,
+        margin: i32,
+        stop: StopCondition<'_>,
+    ) -> Result<std::cmp::Ordering, SolveError> {
+        Ok(self.value(state, stop)?.cmp(&margin))
+    }
+
+    /// The final margin for the mover of `state` with perfect play, found
+    /// on `threads` threads (Oware's solver: on this one).
+    ///
+    /// # Errors
+    /// As [`ExactSolver::value`], and [`SolveError::Threads`].
+    fn value_with_threads(
+        &self,
+        state: &G::State,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<i32, SolveError> {
+        let _ = threads;
+        self.value(state, stop)
+    }
+
+    /// Calls `report` after each null-window probe of a position's own
+    /// value, with the bounds known so far (see [`Solver::on_probe`]);
+    /// Oware's solver, which does not probe, never calls it.
+    fn on_probe(&self, report: crate::ProbeCallback) {
+        let _ = report;
+    }
 
     /// The value of every legal move of `state`, in move order, found on
     /// `threads` threads.
@@ -79,6 +114,21 @@ pub trait ExactSolver<G: Game>: Send + Sync + std::fmt::Debug {
 
     /// Forgets the table (an endgame database stays).
     fn clear_table(&self);
+
+    /// Positions searched so far, on all threads.
+    fn nodes(&self) -> u64;
+
+    /// Why the endgame database, built for this solver, could not be
+    /// saved for the next run (`None`: saved, loaded, not to be kept, or
+    /// no database).
+    fn endgame_not_saved(&self) -> Option<&EndgameError> {
+        None
+    }
+
+    /// Seconds the endgame database took to build or load (0: none).
+    fn database_seconds(&self) -> f64 {
+        0.0
+    }
 }
 
 impl<G: ExactGame> ExactSolver<G> for Solver<G> {
@@ -92,6 +142,28 @@ impl<G: ExactGame> ExactSolver<G> for Solver<G> {
 
     fn value(&self, state: &G::State, stop: StopCondition<'_>) -> Result<i32, SolveError> {
         Solver::value(self, state, stop)
+    }
+
+    fn compare(
+        &self,
+        state: &G::State,
+        margin: i32,
+        stop: StopCondition<'_>,
+    ) -> Result<std::cmp::Ordering, SolveError> {
+        Solver::compare(self, state, margin, stop)
+    }
+
+    fn value_with_threads(
+        &self,
+        state: &G::State,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<i32, SolveError> {
+        Solver::value_with_threads(self, state, threads, stop)
+    }
+
+    fn on_probe(&self, report: crate::ProbeCallback) {
+        Solver::on_probe(self, move |p| report(p));
     }
 
     fn move_values(
@@ -127,6 +199,19 @@ impl<G: ExactGame> ExactSolver<G> for Solver<G> {
 
     fn clear_table(&self) {
         Solver::clear_table(self);
+    }
+
+    fn nodes(&self) -> u64 {
+        Solver::nodes(self)
+    }
+
+    fn endgame_not_saved(&self) -> Option<&EndgameError> {
+        Solver::endgame_not_saved(self)
+    }
+
+    fn database_seconds(&self) -> f64 {
+        self.endgame()
+            .map_or(0.0, |db| db.build_time().as_secs_f64())
     }
 }
 
@@ -198,49 +283,8 @@ impl ExactSolver<OwareRules> for OwareSolver {
     fn clear_table(&self) {
         OwareSolver::clear_table(self);
     }
-}
 
-/// The exact solver of `rules`' game, built with `options` (on the
-/// current rayon pool, which builds the endgame database): the one place
-/// that dispatches on the game.
-///
-/// # Errors
-/// [`SolveError::NoSolver`] for a game no solver plays; else what the
-/// game's solver's constructor returns ([`Solver::new`],
-/// [`OwareSolver::new`]).
-pub fn exact_solver<G: Game>(
-    rules: &G,
-    options: &SolverOptions,
-) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
-    let any = rules as &dyn Any;
-    let solver: Box<dyn Any> = if let Some(rules) = any.downcast_ref::<KalahRules>() {
-        Box::new(Arc::new(Solver::new(*rules, options)?) as Arc<dyn ExactSolver<KalahRules>>)
-    } else if let Some(rules) = any.downcast_ref::<CongkakRules>() {
-        Box::new(Arc::new(Solver::new(*rules, options)?) as Arc<dyn ExactSolver<CongkakRules>>)
-    } else if let Some(rules) = any.downcast_ref::<OwareRules>() {
-        Box::new(Arc::new(OwareSolver::new(*rules, options)?) as Arc<dyn ExactSolver<OwareRules>>)
-    } else {
-        return Err(SolveError::NoSolver { game: rules.name() });
-    };
-    Ok(*erased::<G>(solver).expect("the solver of the game matched"))
-}
-
-/// The default table of `rules`' solver, at most `most` MiB: sized to the
-/// board where the table is allocated whole up front (Kalah, Congkak:
-/// [`crate::table_mib_for`]); `most` for Oware's, which grows as it fills.
-pub(crate) fn default_table_mib<G: Game>(rules: &G, most: usize) -> usize {
-    let any = rules as &dyn Any;
-    if let Some(rules) = any.downcast_ref::<KalahRules>() {
-        crate::table_mib_for(rules, most)
-    } else if let Some(rules) = any.downcast_ref::<CongkakRules>() {
-        crate::table_mib_for(rules, most)
-    } else {
-        most
+    fn nodes(&self) -> u64 {
+        OwareSolver::nodes(self)
     }
-}
-
-/// `solver` (an `Arc<dyn ExactSolver<H>>`, boxed) as a solver of `G`, when
-/// `H` is `G`.
-pub(crate) fn erased<G: Game>(solver: Box<dyn Any>) -> Option<Box<Arc<dyn ExactSolver<G>>>> {
-    solver.downcast::<Arc<dyn ExactSolver<G>>>().ok()
 }

@@ -10,10 +10,10 @@
 //! positions seen since the last capture, so it has its own search
 //! ([`crate::oware`]) behind the same [`crate::ExactSolver`] interface.
 
-use mancala_core::{CongkakRules, Game, KalahRules, Player, Rounds, Setup, MAX_PITS};
+use mancala_core::{CongkakRules, Game, KalahRules, Player, Setup, MAX_PITS};
 
 use crate::view::{View, NO_SWAP, SWAP_NEXT, SWAP_NOW};
-use crate::SolveError;
+use crate::Solvable;
 
 /// A store-free game: one whose rest, and what it adds to each store,
 /// depends only on the view of a position from its mover's side
@@ -24,16 +24,9 @@ use crate::SolveError;
 ///
 /// `Position` is the game's state, named again so that the search can
 /// copy states (every state of these games is a small `Copy` value).
-pub trait ExactGame: Game<State = <Self as ExactGame>::Position> + Copy + PartialEq {
+pub trait ExactGame: Solvable + Game<State = <Self as ExactGame>::Position> {
     /// The game's state.
     type Position: Copy + Send + Sync;
-
-    /// Whether these rules are solvable this way.
-    ///
-    /// # Errors
-    /// The reason they are not (Congkak's multi-round play:
-    /// [`SolveError::MultiRound`]).
-    fn check_solvable(&self) -> Result<(), SolveError>;
 
     /// `state` (not over) seen from `mover`'s side.
     fn view(&self, state: &Self::State, mover: Player) -> View;
@@ -56,6 +49,15 @@ pub trait ExactGame: Game<State = <Self as ExactGame>::Position> + Copy + Partia
     /// they cost a table probe per child, worth it only where subtrees
     /// are big.
     const ETC_MARGIN: usize;
+
+    /// With several threads, nodes with at least this many seeds more
+    /// than the endgame database holds are marked as being searched, so
+    /// that the other threads put their moves off (see `Busy`): the marks
+    /// are what splits the tree among the threads, so they must reach deep
+    /// enough that each thread has subtrees of its own, and no deeper than
+    /// a subtree is worth a mark. The enhanced cutoffs' margin unless a
+    /// game measured better.
+    const SPLIT_MARGIN: usize = Self::ETC_MARGIN;
 
     /// Seeds above the endgame database from which a position's search
     /// starts from a heuristic guess rather than 0 (see
@@ -92,10 +94,6 @@ pub trait ExactGame: Game<State = <Self as ExactGame>::Position> + Copy + Partia
 
 impl ExactGame for KalahRules {
     type Position = mancala_core::KalahState;
-
-    fn check_solvable(&self) -> Result<(), SolveError> {
-        Ok(())
-    }
 
     #[inline]
     fn view(&self, state: &Self::State, mover: Player) -> View {
@@ -184,13 +182,6 @@ impl ExactGame for KalahRules {
 
 impl ExactGame for CongkakRules {
     type Position = mancala_core::CongkakState;
-
-    fn check_solvable(&self) -> Result<(), SolveError> {
-        match self.rounds {
-            Rounds::One => Ok(()),
-            Rounds::Many => Err(SolveError::MultiRound { rules: *self }),
-        }
-    }
 
     #[inline]
     fn view(&self, state: &Self::State, mover: Player) -> View {

@@ -24,8 +24,10 @@
 //!
 //! Oware's values depend on the positions seen since the last capture, so
 //! it has its own search ([`oware::OwareSolver`]); all three solvers answer
-//! through one interface, [`ExactSolver`], and [`exact_solver`] picks the
-//! one of a game.
+//! through one interface, [`ExactSolver`]. A game's [`Solvable`]
+//! implementation says which solver it has and with which defaults, and
+//! every front end gets its solvers from a [`Solvers`] pool
+//! ([`solvers`]: the one path from a request to a table).
 //!
 //! ```
 //! use mancala_core::{Game, KalahRules};
@@ -49,29 +51,31 @@ mod memory;
 pub mod oware;
 pub mod positions;
 mod search;
+pub mod solvers;
 pub mod table;
 pub mod view;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
 use mancala_core::{KalahRules, Move, Player};
 use serde::{Deserialize, Serialize};
 
-pub use agent::{agent_options, Perfect, PerfectError, PerfectSpec};
+pub use agent::{Perfect, PerfectError, PerfectSpec};
 pub use endgame::{DatabasePlan, Endgame, EndgameError};
 pub use error::SolveError;
-pub use exact::{exact_solver, ExactSolver};
+pub use exact::ExactSolver;
 pub use game::ExactGame;
 use search::{children, holding, stores_margin, Busy, Search, Shared};
+pub use solvers::{build_solver, exact_solver, Overrides, Profile, Solvable, Solvers};
 pub use table::{Table, TableError};
 pub use view::View;
 
 /// How much memory a solver may use: the options of every solver's
 /// constructor ([`Solver::new`], [`oware::OwareSolver::new`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SolverOptions {
     /// Transposition table size in MiB.
     pub table_mib: usize,
@@ -287,7 +291,7 @@ pub struct Probe {
 }
 
 /// A progress callback: see [`Solver::on_probe`].
-type ProbeCallback = Box<dyn Fn(Probe) + Send + Sync>;
+pub type ProbeCallback = Arc<dyn Fn(Probe) + Send + Sync>;
 
 /// Solves positions of one rule set of a store-free game (Kalah unless `G`
 /// says otherwise; [`congkak::CongkakSolver`] for Congkak). Keeps its
@@ -300,7 +304,8 @@ pub struct Solver<G: ExactGame = KalahRules> {
     not_saved: Option<EndgameError>,
     bits: u32,
     nodes: AtomicU64,
-    on_probe: Option<ProbeCallback>,
+    /// Set once the solver is shared, so behind a lock: read once a probe.
+    on_probe: std::sync::Mutex<Option<ProbeCallback>>,
     /// Small tables [`Solver::settle`] searches in, one per caller at a
     /// time, kept for the next call.
     scratch: std::sync::Mutex<Vec<Table>>,
@@ -332,7 +337,7 @@ impl<G: ExactGame> Solver<G> {
     ///
     /// # Errors
     /// [`SolveError::MultiRound`] for rules the search cannot solve
-    /// ([`ExactGame::check_solvable`]); [`SolveError::Table`] or
+    /// ([`Solvable::check_solvable`]); [`SolveError::Table`] or
     /// [`SolveError::Endgame`] when the memory cannot be had or a saved
     /// database cannot be read.
     pub fn new(rules: G, options: &SolverOptions) -> Result<Solver<G>, SolveError> {
@@ -353,7 +358,7 @@ impl<G: ExactGame> Solver<G> {
             endgame,
             not_saved,
             nodes: AtomicU64::new(0),
-            on_probe: None,
+            on_probe: std::sync::Mutex::new(None),
             scratch: std::sync::Mutex::new(Vec::new()),
         })
     }
@@ -361,8 +366,8 @@ impl<G: ExactGame> Solver<G> {
     /// Calls `report` after each null-window probe of a position's own
     /// value (not of its moves'), with the bounds known so far: how a
     /// solve that takes minutes shows it is getting somewhere.
-    pub fn on_probe(&mut self, report: impl Fn(Probe) + Send + Sync + 'static) {
-        self.on_probe = Some(Box::new(report));
+    pub fn on_probe(&self, report: impl Fn(Probe) + Send + Sync + 'static) {
+        *self.on_probe.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(report));
     }
 
     /// The rules solved.
@@ -815,7 +820,12 @@ impl<G: ExactGame> Solver<G> {
             } else {
                 lower = g;
             }
-            if let Some(report) = &self.on_probe {
+            let report = self
+                .on_probe
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            if let Some(report) = report {
                 report(Probe {
                     lower: base + lower,
                     upper: base + upper,

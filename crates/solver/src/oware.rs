@@ -219,23 +219,7 @@ impl OwareSolver {
     /// [`SolveError::TooLarge`] for a board beyond [`MAX_BOARDS`]
     /// or with more than [`MAX_SOLVER_PITS`] pits a row.
     pub fn new(rules: OwareRules, options: &SolverOptions) -> Result<OwareSolver, SolveError> {
-        let houses = 2 * rules.pits();
-        let seeds = rules.total_seeds();
-        let count = boards(houses, seeds);
-        if rules.pits() > MAX_SOLVER_PITS || count > MAX_BOARDS {
-            return Err(SolveError::TooLarge {
-                rules,
-                seeds,
-                houses,
-                boards: count,
-                max_boards: MAX_BOARDS,
-                pits_note: if rules.pits() > MAX_SOLVER_PITS {
-                    " and at most 8 pits a row"
-                } else {
-                    ""
-                },
-            });
-        }
+        OwareSolver::check(&rules)?;
         let mut unlimited = rules;
         unlimited.max_plies = u32::MAX;
         Ok(OwareSolver {
@@ -247,9 +231,40 @@ impl OwareSolver {
         })
     }
 
+    /// Whether the solver takes `rules`.
+    ///
+    /// # Errors
+    /// [`SolveError::TooLarge`] for a board beyond [`MAX_BOARDS`] or with
+    /// more than [`MAX_SOLVER_PITS`] pits a row.
+    pub fn check(rules: &OwareRules) -> Result<(), SolveError> {
+        let houses = 2 * rules.pits();
+        let seeds = rules.total_seeds();
+        let count = boards(houses, seeds);
+        if rules.pits() > MAX_SOLVER_PITS || count > MAX_BOARDS {
+            return Err(SolveError::TooLarge {
+                rules: *rules,
+                seeds,
+                houses,
+                boards: count,
+                max_boards: MAX_BOARDS,
+                pits_note: if rules.pits() > MAX_SOLVER_PITS {
+                    " and at most 8 pits a row"
+                } else {
+                    ""
+                },
+            });
+        }
+        Ok(())
+    }
+
     /// The rules solved.
     pub fn rules(&self) -> &OwareRules {
         &self.rules
+    }
+
+    /// Positions searched so far, on all threads.
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
     }
 
     /// Positions in the table.

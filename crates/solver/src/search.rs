@@ -276,7 +276,8 @@ impl<'a, G: ExactGame> Search<'a, G> {
         let db = shared.endgame;
         // Enhanced transposition cutoffs cost a table probe per child: worth
         // it only where subtrees are big, far from the endgame database.
-        let etc = node.seeds as usize >= db.map_or(0, Endgame::max_seeds) + G::ETC_MARGIN;
+        let above_db = (node.seeds as usize).saturating_sub(db.map_or(0, Endgame::max_seeds));
+        let etc = above_db >= G::ETC_MARGIN;
         // Child positions are kept apart from the list that gets sorted, so
         // sorting moves small records and no move is played twice.
         let mut states = [*state; MAX_CHILDREN];
@@ -387,7 +388,7 @@ impl<'a, G: ExactGame> Search<'a, G> {
         // With other threads in the same tree, a big node tells them it is
         // being searched, and its later moves that another thread is on
         // are put off until the rest are done (see `Busy`).
-        let busy = shared.busy.filter(|_| etc);
+        let busy = shared.busy.filter(|_| above_db >= G::SPLIT_MARGIN);
         let _mark = busy.map(|b| b.mark(key));
         // First every move in order, except the put-off ones; then those.
         let mut put_off = [0u8; MAX_CHILDREN];

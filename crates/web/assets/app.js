@@ -820,8 +820,10 @@ function xStep(how) {
   xRenderPv();
 }
 
-async function analyse() {
-  clearError();
+// `again`: the app's own repeat of an analysis that had only estimates,
+// which leaves alone an error the user has yet to read (from another view).
+async function analyse(again = false) {
+  if (again !== true) clearError();
   const spec = $('x-spec').value.trim(), position = $('x-pos').value.trim();
   const body = { game: spec, position };
   const ms = parseInt($('x-ms').value, 10), nodes = parseInt($('x-nodes').value, 10), agent = $('x-agent').value.trim();
@@ -854,7 +856,9 @@ async function analyse() {
     // estimates, and the same analysis asked again gets exact values.
     if (r.building) {
       setStatus('Estimates for now: the solver for these rules is being built; analysing again shortly\u2026');
-      setTimeout(() => { if (gen === xs.gen) analyse(); }, 1500);
+      // Only while the analysis is on screen: elsewhere it would overwrite
+      // another view's status line.
+      setTimeout(() => { if (gen === xs.gen && view === 'analyse') analyse(true); }, 1500);
     }
   } catch (e) {
     if (gen === xs.gen) { showError(e); setStatus('The analysis failed.'); }

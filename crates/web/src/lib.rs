@@ -527,7 +527,9 @@ async fn agent(
         app.searches.admit_agent(game, &agent)?;
         let game = *game;
         let seed = r.seed.unwrap_or(0);
-        search(&app, move |_, cancel| search::agent_move(&game, &state, &agent, seed, cancel))
+        search(&app, move |app, cancel| {
+            search::agent_move(&app.searches, &game, &state, &agent, seed, cancel)
+        })
             .await
             .map(Json)
     })

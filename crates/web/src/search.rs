@@ -4,16 +4,14 @@
 //! when its client goes away (the handler's future is dropped, and with it
 //! the [`CancelOnDrop`] guard).
 
-use std::any::Any;
-use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use mancala_agents::{Agent, AgentSpec, SearchInfo, SearchKind, StopCondition};
 use mancala_core::{Game, Move};
 use mancala_registry::AnyAgentSpec;
-use mancala_solver::{agent_options, exact_solver, ExactSolver, SolveError, SolverOptions};
+use mancala_solver::{ExactSolver, Profile, Solvable, SolveError, SolverOptions, Solvers};
 use serde::Serialize;
 
 use crate::ApiError;
@@ -32,9 +30,9 @@ pub const MAX_SETTLE_NODES: u64 = 2_000_000;
 pub const DEFAULT_ESTIMATOR: &str = "minimax:depth=8";
 /// How long a request waits for a search thread before 503.
 pub const QUEUE_WAIT: Duration = Duration::from_secs(5);
-/// Rule sets the server keeps solvers for (the analyses' and the `perfect`
-/// agent's): each holds a table and an endgame database, so their number
-/// bounds the server's memory.
+/// Solvers the server keeps (the analyses' and the `perfect` agent's, one
+/// pool): each holds a table and an endgame database, so their number
+/// bounds the server's memory. The least recently used goes first.
 pub const MAX_SOLVED_RULE_SETS: usize = 4;
 /// Largest `perfect:tt=` accepted from the web, in MiB.
 pub const MAX_WEB_TABLE_MIB: usize = 256;
@@ -64,32 +62,13 @@ pub struct Searches {
     /// server stops.
     live: Mutex<Vec<Weak<AtomicBool>>>,
     stopping: AtomicBool,
-    solvers: Arc<SolverCache>,
-    /// Rule sets the `perfect` agent has played (each has a solver of the
-    /// process, see [`mancala_solver::PerfectSpec`]).
-    perfect_rules: Mutex<HashSet<String>>,
-}
-
-/// The analyses' solvers by rule set. A solver's first build (its table
-/// and endgame database) can take a minute on a big board, longer than
-/// any analysis may search, so it is built on a thread of its own, one
-/// rule set at a time; analyses wait for it only until their deadline,
-/// and meanwhile answer with estimates.
-#[derive(Default)]
-struct SolverCache {
-    slots: Mutex<HashMap<String, SolverSlot>>,
-    /// Told when a build ends.
-    built: Condvar,
-}
-
-/// One rule set's solver.
-enum SolverSlot {
-    /// Being built on its own thread.
-    Building,
-    /// Built: an `Arc<dyn ExactSolver<G>>`.
-    Ready(Box<dyn Any + Send>),
-    /// The solver does not play these rules, and why.
-    Refused(String),
+    /// The solvers of the analyses and of the `perfect` agent, at most
+    /// [`MAX_SOLVED_RULE_SETS`]. A solver's first build (its table and
+    /// endgame database) can take a minute on a big board, longer than
+    /// any search may take, so it goes on in the background, one at a
+    /// time; searches wait for it only until their deadline, and meanwhile
+    /// answer with estimates (an analysis) or the fallback's move.
+    solvers: Arc<Solvers>,
 }
 
 /// Why an analysis has no solver.
@@ -108,8 +87,7 @@ impl Searches {
             threads: threads.max(1),
             live: Mutex::default(),
             stopping: AtomicBool::new(false),
-            solvers: Arc::default(),
-            perfect_rules: Mutex::default(),
+            solvers: Arc::new(Solvers::new(MAX_SOLVED_RULE_SETS)),
         }
     }
 
@@ -159,48 +137,26 @@ impl Searches {
     /// The analyses' solver of `game`'s rules, waiting for its build until
     /// `until` (or `cancel`); the first request for a rule set starts the
     /// build, which goes on after the request has its answer.
-    fn solver<G: Game>(
+    fn solver<G: Solvable>(
         &self,
         game: &G,
         until: Instant,
         cancel: &AtomicBool,
     ) -> Result<Arc<dyn ExactSolver<G>>, NoSolver> {
-        let key = format!("{} {game}", game.name());
-        let cache = &self.solvers;
-        let mut slots = cache.slots.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            match slots.get(&key) {
-                Some(SolverSlot::Ready(s)) => {
-                    if let Some(s) = s.downcast_ref::<Arc<dyn ExactSolver<G>>>() {
-                        return Ok(Arc::clone(s));
-                    }
-                    return Err(NoSolver::Refused(format!("no solver for {game}")));
-                }
-                Some(SolverSlot::Refused(why)) => return Err(NoSolver::Refused(why.clone())),
-                Some(SolverSlot::Building) => {}
-                None => {
-                    let busy = slots.values().any(|s| matches!(s, SolverSlot::Building));
-                    if !busy {
-                        start_build(cache, &mut slots, key.clone(), game);
-                        continue;
-                    }
-                }
-            }
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() || cancel.load(Ordering::Relaxed) {
-                return Err(NoSolver::Building);
-            }
-            // Woken by a build's end; the cancel flag is looked at between.
-            slots = cache
-                .built
-                .wait_timeout(slots, left.min(Duration::from_millis(50)))
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+        let stop = StopCondition {
+            deadline: Some(until),
+            cancel: Some(cancel),
+            clock: None,
+        };
+        match self.solvers.get_by(game, &analysis_options(game), stop) {
+            Ok(solver) => Ok(solver),
+            Err(SolveError::Stopped) => Err(NoSolver::Building),
+            Err(e) => Err(NoSolver::Refused(format!("the solver refused {game}: {e}"))),
         }
     }
 
     /// Checks that `spec` may be played from the web on `game`.
-    pub fn admit_agent<G: Game>(&self, game: &G, spec: &AnyAgentSpec) -> Result<(), ApiError> {
+    pub fn admit_agent<G: Solvable>(&self, game: &G, spec: &AnyAgentSpec) -> Result<(), ApiError> {
         match spec {
             AnyAgentSpec::Classical(AgentSpec::Minimax(o)) if o.tt_mib > MAX_WEB_TABLE_MIB => {
                 return Err(ApiError::Forbidden(format!(
@@ -214,20 +170,6 @@ impl Searches {
                         "perfect:tt= is at most {MAX_WEB_TABLE_MIB} MiB from the web"
                     )));
                 }
-                // Only rule sets it may play count towards the bound.
-                spec.check(game)
-                    .map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-                let key = format!("{} {game} {:?}", game.name(), p.table_mib);
-                let mut seen = self.perfect_rules.lock().unwrap_or_else(|p| p.into_inner());
-                if !seen.contains(&key) && seen.len() >= MAX_SOLVED_RULE_SETS {
-                    return Err(ApiError::Forbidden(format!(
-                        "the perfect agent already holds solvers for {MAX_SOLVED_RULE_SETS} rule \
-                         sets on this server, each with its own memory; restart the server to \
-                         play it on others"
-                    )));
-                }
-                seen.insert(key);
-                return Ok(());
             }
             _ => return Err(refused_from_web(&spec.to_string())),
         }
@@ -236,57 +178,17 @@ impl Searches {
     }
 }
 
-/// Starts building `game`'s analysis solver on a thread of its own, under
-/// `key`, making room for it within [`MAX_SOLVED_RULE_SETS`].
-fn start_build<G: Game>(
-    cache: &Arc<SolverCache>,
-    slots: &mut HashMap<String, SolverSlot>,
-    key: String,
-    game: &G,
-) {
-    if slots.len() >= MAX_SOLVED_RULE_SETS {
-        // Which one was used last is not known; any built one will do, as
-        // each is rebuilt on demand. What matters is that memory stays
-        // bounded. (Only one is ever being built, so there is one.)
-        let victim = slots
-            .iter()
-            .find(|(_, s)| !matches!(s, SolverSlot::Building))
-            .map(|(k, _)| k.clone());
-        if let Some(victim) = victim {
-            slots.remove(&victim);
-        }
-    }
-    let mut options = agent_options(game, Some(ANALYSIS_TABLE_MIB));
+/// The analyses' solver options for `game`: the `perfect` agent's, with a
+/// smaller table and a database that builds in well under a second.
+fn analysis_options<G: Solvable>(game: &G) -> SolverOptions {
+    let mut options = game.default_options(Profile::Play);
+    options.table_mib = ANALYSIS_TABLE_MIB;
     options.endgame_seeds = options.endgame_seeds.min(
         SolverOptions::table(0)
             .with_endgame_positions(ANALYSIS_ENDGAME_POSITIONS, game.pits())
             .endgame_seeds,
     );
-    slots.insert(key.clone(), SolverSlot::Building);
-    let shared = Arc::clone(cache);
-    let rules = game.clone();
-    let build = move || {
-        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            exact_solver(&rules, &options)
-        }));
-        let slot = match built {
-            Ok(Ok(solver)) => SolverSlot::Ready(Box::new(solver)),
-            Ok(Err(e)) => SolverSlot::Refused(format!("the solver refused {rules}: {e}")),
-            Err(_) => SolverSlot::Refused(format!("the solver failed on {rules}")),
-        };
-        let mut slots = shared.slots.lock().unwrap_or_else(|p| p.into_inner());
-        slots.insert(key, slot);
-        shared.built.notify_all();
-    };
-    if let Err(e) = std::thread::Builder::new()
-        .name("solver-build".into())
-        .spawn(build)
-    {
-        slots.insert(
-            format!("{} {game}", game.name()),
-            SolverSlot::Refused(format!("no thread for the solver: {e}")),
-        );
-    }
+    options
 }
 
 /// Agent families that run a program or read a file, which no request may
@@ -372,7 +274,8 @@ pub struct AgentMove {
 
 /// Runs `spec`'s choice in `state`, for at most [`MAX_AGENT_TIME`] or until
 /// `cancel`.
-pub fn agent_move<G: Game>(
+pub fn agent_move<G: Solvable>(
+    searches: &Searches,
     game: &G,
     state: &G::State,
     spec: &AnyAgentSpec,
@@ -382,7 +285,8 @@ pub fn agent_move<G: Game>(
     if game.is_over(state) {
         return Err(ApiError::Unprocessable("the game is over".into()));
     }
-    let mut agent = spec.build(game);
+    // `perfect` plays from the server's pool, within its bound.
+    let mut agent = spec.build_with(game, &searches.solvers);
     agent.new_game(seed);
     let start = Instant::now();
     let deadline = start + MAX_AGENT_TIME;
@@ -491,7 +395,7 @@ fn past_forced_moves<G: Game>(game: &G, state: &G::State) -> (G::State, Vec<Stri
 /// Values every legal move of `state`: the solver's where it settles the
 /// move's position within `nodes` or solves it within a share of the time,
 /// else the estimator's.
-pub fn analyse<G: Game>(
+pub fn analyse<G: Solvable>(
     searches: &Searches,
     game: &G,
     state: &G::State,

@@ -1,0 +1,791 @@
+//! The front door to the solvers: [`Solvable`], what every game the
+//! toolkit solves provides (its default options, its checks, how its
+//! solver is built), and [`Solvers`], the pool that hands solvers out.
+//!
+//! Every front end reaches a table the same way: it asks a [`Solvers`]
+//! pool for the solver of some rules and options, and the pool gives the
+//! one it holds, builds it (on the caller's thread, or in the background
+//! for a caller with a deadline), or waits for a build in progress. The
+//! CLI's agents use the process's pool ([`Solvers::shared`]), the web
+//! server holds one with its own limit, the Python package one that keeps
+//! a single solver: how solvers are built, cached or bounded is decided
+//! here, once.
+//!
+//! The game is a bound, not a run-time test: [`Solvable`] gives each game
+//! its own typed shelf in the pool, so no solver is ever stored as `dyn
+//! Any` and recovered by a downcast.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use mancala_agents::StopCondition;
+use mancala_core::{CongkakRules, Game, KalahRules, OwareRules, Rounds};
+
+use crate::agent::{AGENT_ENDGAME_POSITIONS, AGENT_TABLE_MIB};
+use crate::endgame::{DatabasePlan, MAX_DB_SEEDS};
+use crate::oware::OwareSolver;
+use crate::{ExactSolver, SolveError, Solver, SolverOptions, DEFAULT_TABLE_MIB};
+
+/// What a solver is for, which decides its default table and database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Profile {
+    /// Solving positions to the end (`mancala solve`, the analyses): the
+    /// biggest defaults ([`SolverOptions::for_rules`]: a table of up to
+    /// [`DEFAULT_TABLE_MIB`] sized to the board, the database that pays
+    /// for itself); Oware's table may grow to [`DEFAULT_TABLE_MIB`].
+    Solve,
+    /// Playing and interactive answers (the `perfect` agent, the web
+    /// server): a table of at most [`AGENT_TABLE_MIB`] and a database of
+    /// at most [`AGENT_ENDGAME_POSITIONS`] positions, which builds in
+    /// seconds.
+    Play,
+    /// Exact values settled in scratch tables of their own
+    /// ([`Solver::settle`]: adjudication, annotation, labels): the
+    /// database of [`Profile::Solve`] and the smallest main table.
+    Settle,
+}
+
+/// What a user may change of a profile's defaults (`--tt`, `--db-seeds`,
+/// `--db-dir`, or the same-named arguments of a Python call).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The table, in MiB.
+    pub table_mib: Option<usize>,
+    /// Seeds in the fullest endgame database level (at most the board's
+    /// and [`MAX_DB_SEEDS`]).
+    pub endgame_seeds: Option<usize>,
+    /// Where databases are kept.
+    pub endgame_dir: Option<PathBuf>,
+}
+
+/// A game whose positions the toolkit solves exactly: Kalah (every
+/// variant), single-round Congkak and small Oware boards. Code generic
+/// over a game that may need a solver (the `perfect` agent and everything
+/// that builds agents from specs) takes `G: Solvable`.
+pub trait Solvable: Game + Copy + PartialEq {
+    /// Whether the solver of this game takes these rules.
+    ///
+    /// # Errors
+    /// Why not: [`SolveError::MultiRound`] for multi-round Congkak,
+    /// [`SolveError::TooLarge`] for an Oware board past the Oware solver.
+    fn check_solvable(&self) -> Result<(), SolveError>;
+
+    /// Whether a position's value depends on the position alone, so that
+    /// it can be settled by a small search, kept in an endgame database or
+    /// written as a label: Kalah and single-round Congkak.
+    ///
+    /// # Errors
+    /// [`SolveError::NeedsHistory`] for Oware, whose values depend on the
+    /// positions seen since the last capture; else as
+    /// [`Solvable::check_solvable`].
+    fn check_store_free(&self) -> Result<(), SolveError>;
+
+    /// The default options of `profile` for these rules.
+    fn default_options(&self, profile: Profile) -> SolverOptions;
+
+    /// The endgame database a solver with `options` loads or builds
+    /// (`None`: none, or a game without databases), to say before a build
+    /// what it costs.
+    fn database_plan(&self, options: &SolverOptions) -> Option<DatabasePlan>;
+
+    /// Builds this game's solver: allocates its table and loads or builds
+    /// its database (on the current rayon pool). Front ends go through a
+    /// [`Solvers`] pool or [`build_solver`] rather than calling this.
+    ///
+    /// # Errors
+    /// As [`Solvable::check_solvable`], and what the solver's constructor
+    /// returns ([`Solver::new`], [`OwareSolver::new`]).
+    fn new_solver(&self, options: &SolverOptions)
+        -> Result<Arc<dyn ExactSolver<Self>>, SolveError>;
+
+    /// Whether the final scores of perfect play follow from a position's
+    /// value and stores (adjudication ends games on it): not with Kalah's
+    /// `leftover=set_aside`, which takes seeds off the board uncounted.
+    fn value_gives_scores(&self) -> bool {
+        true
+    }
+
+    /// This game's shelf in a pool's shelves.
+    #[doc(hidden)]
+    fn shelf(shelves: &mut Shelves) -> &mut Shelf<Self>;
+
+    /// The options of `profile` with the user's `overrides`, checked.
+    ///
+    /// # Errors
+    /// [`SolveError::DatabaseTooLarge`] for more database seeds than a
+    /// database may hold; [`SolveError::NoDatabase`] for database seeds
+    /// asked of a game without databases.
+    fn options(
+        &self,
+        profile: Profile,
+        overrides: &Overrides,
+    ) -> Result<SolverOptions, SolveError> {
+        let mut options = self.default_options(profile);
+        if let Some(mib) = overrides.table_mib {
+            options.table_mib = mib;
+        }
+        if let Some(seeds) = overrides.endgame_seeds {
+            if self.check_store_free().is_err() {
+                return Err(SolveError::NoDatabase { game: self.name() });
+            }
+            if seeds > MAX_DB_SEEDS {
+                return Err(SolveError::DatabaseTooLarge {
+                    seeds,
+                    max: MAX_DB_SEEDS,
+                });
+            }
+            options.endgame_seeds = seeds;
+        }
+        options.endgame_seeds = options.endgame_seeds.min(self.total_seeds());
+        if overrides.endgame_dir.is_some() {
+            options.endgame_dir.clone_from(&overrides.endgame_dir);
+        }
+        Ok(options)
+    }
+}
+
+/// The options every store-free game shares: `for_rules` (its own sizes
+/// for [`Profile::Solve`]) and `table_for` (a table sized to the board, at
+/// most the given MiB).
+fn store_free_options(
+    profile: Profile,
+    pits: usize,
+    total_seeds: usize,
+    for_rules: SolverOptions,
+    table_for: impl Fn(usize) -> usize,
+) -> SolverOptions {
+    match profile {
+        Profile::Solve => for_rules,
+        Profile::Settle => SolverOptions {
+            table_mib: 1,
+            ..for_rules
+        },
+        Profile::Play => {
+            let options = SolverOptions::table(table_for(AGENT_TABLE_MIB))
+                .with_endgame_positions(AGENT_ENDGAME_POSITIONS, pits);
+            SolverOptions {
+                endgame_seeds: options.endgame_seeds.min(total_seeds),
+                ..options
+            }
+        }
+    }
+}
+
+impl Solvable for KalahRules {
+    fn check_solvable(&self) -> Result<(), SolveError> {
+        Ok(())
+    }
+
+    fn value_gives_scores(&self) -> bool {
+        self.leftover != mancala_core::Leftover::SetAside
+    }
+
+    fn check_store_free(&self) -> Result<(), SolveError> {
+        Ok(())
+    }
+
+    fn default_options(&self, profile: Profile) -> SolverOptions {
+        store_free_options(
+            profile,
+            self.pits(),
+            self.total_seeds(),
+            SolverOptions::for_rules(self),
+            |most| crate::table_mib_for(self, most),
+        )
+    }
+
+    fn database_plan(&self, options: &SolverOptions) -> Option<DatabasePlan> {
+        DatabasePlan::new(self, options.endgame_seeds, options.endgame_dir.as_deref())
+    }
+
+    fn new_solver(
+        &self,
+        options: &SolverOptions,
+    ) -> Result<Arc<dyn ExactSolver<Self>>, SolveError> {
+        Ok(Arc::new(Solver::new(*self, options)?))
+    }
+
+    fn shelf(shelves: &mut Shelves) -> &mut Shelf<Self> {
+        &mut shelves.kalah
+    }
+}
+
+impl Solvable for CongkakRules {
+    fn check_solvable(&self) -> Result<(), SolveError> {
+        match self.rounds {
+            Rounds::One => Ok(()),
+            Rounds::Many => Err(SolveError::MultiRound { rules: *self }),
+        }
+    }
+
+    fn check_store_free(&self) -> Result<(), SolveError> {
+        self.check_solvable()
+    }
+
+    fn default_options(&self, profile: Profile) -> SolverOptions {
+        store_free_options(
+            profile,
+            self.pits(),
+            self.total_seeds(),
+            SolverOptions::for_rules(self),
+            |most| crate::table_mib_for(self, most),
+        )
+    }
+
+    fn database_plan(&self, options: &SolverOptions) -> Option<DatabasePlan> {
+        DatabasePlan::new(self, options.endgame_seeds, options.endgame_dir.as_deref())
+    }
+
+    fn new_solver(
+        &self,
+        options: &SolverOptions,
+    ) -> Result<Arc<dyn ExactSolver<Self>>, SolveError> {
+        Ok(Arc::new(Solver::new(*self, options)?))
+    }
+
+    fn shelf(shelves: &mut Shelves) -> &mut Shelf<Self> {
+        &mut shelves.congkak
+    }
+}
+
+impl Solvable for OwareRules {
+    fn check_solvable(&self) -> Result<(), SolveError> {
+        OwareSolver::check(self)
+    }
+
+    fn check_store_free(&self) -> Result<(), SolveError> {
+        Err(SolveError::NeedsHistory { game: self.name() })
+    }
+
+    fn default_options(&self, profile: Profile) -> SolverOptions {
+        // The Oware solver's table grows as it fills, up to its size: the
+        // cap is all there is to choose, and it has no database.
+        SolverOptions::table(match profile {
+            Profile::Play => AGENT_TABLE_MIB,
+            Profile::Solve | Profile::Settle => DEFAULT_TABLE_MIB,
+        })
+    }
+
+    fn database_plan(&self, _options: &SolverOptions) -> Option<DatabasePlan> {
+        None
+    }
+
+    fn new_solver(
+        &self,
+        options: &SolverOptions,
+    ) -> Result<Arc<dyn ExactSolver<Self>>, SolveError> {
+        Ok(Arc::new(OwareSolver::new(*self, options)?))
+    }
+
+    fn shelf(shelves: &mut Shelves) -> &mut Shelf<Self> {
+        &mut shelves.oware
+    }
+}
+
+/// The exact solver of `rules`' game, built with `options` (its database
+/// on the current rayon pool): the one way a solver is made, by the pools
+/// and by the commands that solve once and exit.
+///
+/// # Errors
+/// As [`Solvable::check_solvable`] and [`Solvable::new_solver`].
+pub fn exact_solver<G: Solvable>(
+    rules: &G,
+    options: &SolverOptions,
+) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+    rules.check_solvable()?;
+    rules.new_solver(options)
+}
+
+/// [`exact_solver`], its database built on `threads` threads (`None`: the
+/// current rayon pool).
+///
+/// # Errors
+/// As [`exact_solver`]; [`SolveError::Threads`] when the threads cannot
+/// start.
+pub fn build_solver<G: Solvable>(
+    rules: &G,
+    options: &SolverOptions,
+    threads: Option<usize>,
+) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+    match threads {
+        None => exact_solver(rules, options),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|e| SolveError::Threads(Box::new(e)))?
+            .install(|| exact_solver(rules, options)),
+    }
+}
+
+/// One rule set's solver in a pool.
+enum Slot<G: Solvable> {
+    /// Being built (on a caller's thread or in the background).
+    Building,
+    /// Built; `used` orders the slots by their last use, for eviction.
+    Ready {
+        solver: Arc<dyn ExactSolver<G>>,
+        used: u64,
+    },
+    /// The build failed: every later request gets the same error, since
+    /// the same rules and options would fail the same way.
+    Failed(Arc<SolveError>),
+}
+
+/// A key of a shelf: the rules (as they print: the game is the shelf's)
+/// and the options.
+type Key = (String, SolverOptions);
+
+/// The solvers of one game, by rules and options.
+#[doc(hidden)]
+pub struct Shelf<G: Solvable> {
+    slots: HashMap<Key, Slot<G>>,
+}
+
+impl<G: Solvable> Default for Shelf<G> {
+    fn default() -> Self {
+        Shelf {
+            slots: HashMap::new(),
+        }
+    }
+}
+
+impl<G: Solvable> Shelf<G> {
+    fn built(&self) -> usize {
+        self.slots
+            .values()
+            .filter(|s| matches!(s, Slot::Ready { .. }))
+            .count()
+    }
+
+    /// The least recently used built solver: its key and last use.
+    fn oldest(&self) -> Option<(&Key, u64)> {
+        self.slots
+            .iter()
+            .filter_map(|(k, s)| match s {
+                Slot::Ready { used, .. } => Some((k, *used)),
+                _ => None,
+            })
+            .min_by_key(|&(_, used)| used)
+    }
+}
+
+/// Every game's shelf, under the pool's one lock.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct Shelves {
+    kalah: Shelf<KalahRules>,
+    congkak: Shelf<CongkakRules>,
+    oware: Shelf<OwareRules>,
+    /// Whether a build is in progress (one at a time: each holds a table
+    /// and a database being filled).
+    building: bool,
+    /// Counts uses, to order them.
+    clock: u64,
+}
+
+impl Shelves {
+    fn built(&self) -> usize {
+        self.kalah.built() + self.congkak.built() + self.oware.built()
+    }
+
+    /// Forgets the least recently used built solver, of whichever game.
+    /// Its memory goes once the agents still playing from it are done.
+    fn evict_one(&mut self) {
+        let oldest = [
+            self.kalah.oldest().map(|(k, u)| (0, k.clone(), u)),
+            self.congkak.oldest().map(|(k, u)| (1, k.clone(), u)),
+            self.oware.oldest().map(|(k, u)| (2, k.clone(), u)),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|&(_, _, used)| used);
+        match oldest {
+            Some((0, key, _)) => drop(self.kalah.slots.remove(&key)),
+            Some((1, key, _)) => drop(self.congkak.slots.remove(&key)),
+            Some((_, key, _)) => drop(self.oware.slots.remove(&key)),
+            None => {}
+        }
+    }
+}
+
+/// A pool of solvers, by game, rules and options: what every front end
+/// holds to reach a solver. It keeps at most `capacity` built solvers
+/// (each holds a table and a database), forgetting the least recently
+/// used to make room, and builds one at a time.
+pub struct Solvers {
+    capacity: usize,
+    shelves: Mutex<Shelves>,
+    /// Told when a build ends.
+    built: Condvar,
+}
+
+impl std::fmt::Debug for Solvers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let built = self.lock().built();
+        write!(f, "Solvers({built} of at most {} built)", self.capacity)
+    }
+}
+
+/// How often a waiting caller looks at its stop condition.
+const WAIT_STEP: Duration = Duration::from_millis(20);
+
+impl Solvers {
+    /// A pool keeping at most `capacity` built solvers (at least one).
+    pub fn new(capacity: usize) -> Solvers {
+        Solvers {
+            capacity: capacity.max(1),
+            shelves: Mutex::default(),
+            built: Condvar::new(),
+        }
+    }
+
+    /// The process's pool, which agents built without one of their own
+    /// play from: agents of one process with the same rules and options
+    /// share a solver, so what one game or thread learns is good for all
+    /// and a database is built once. It keeps every solver asked for.
+    pub fn shared() -> &'static Arc<Solvers> {
+        static SHARED: OnceLock<Arc<Solvers>> = OnceLock::new();
+        SHARED.get_or_init(|| Arc::new(Solvers::new(usize::MAX)))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Shelves> {
+        self.shelves.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Solvers built and held now.
+    pub fn len(&self) -> usize {
+        self.lock().built()
+    }
+
+    /// Whether the pool holds no built solver.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Puts `solver`, a solver of `rules` built with `options`, in the
+    /// pool (making room as for a build): a solver a caller built, its
+    /// table warm, for agents to play from.
+    pub fn insert<G: Solvable>(
+        &self,
+        rules: &G,
+        options: &SolverOptions,
+        solver: Arc<dyn ExactSolver<G>>,
+    ) {
+        let mut shelves = self.lock();
+        while shelves.built() >= self.capacity {
+            shelves.evict_one();
+        }
+        shelves.clock += 1;
+        let used = shelves.clock;
+        G::shelf(&mut shelves).slots.insert(
+            (rules.to_string(), options.clone()),
+            Slot::Ready { solver, used },
+        );
+    }
+
+    /// A solver of `rules` the pool holds, with whatever options; `None`
+    /// if it holds none. Builds nothing.
+    pub fn find<G: Solvable>(&self, rules: &G) -> Option<Arc<dyn ExactSolver<G>>> {
+        let name = rules.to_string();
+        let mut shelves = self.lock();
+        G::shelf(&mut shelves)
+            .slots
+            .iter()
+            .find_map(|((r, _), slot)| match slot {
+                Slot::Ready { solver, .. } if *r == name => Some(Arc::clone(solver)),
+                _ => None,
+            })
+    }
+
+    /// Forgets every solver built (and every failed build); a build in
+    /// progress goes on. The memory goes once no agent plays from them.
+    pub fn clear(&self) {
+        let mut shelves = self.lock();
+        fn keep_building<G: Solvable>(shelf: &mut Shelf<G>) {
+            shelf.slots.retain(|_, s| matches!(s, Slot::Building));
+        }
+        keep_building(&mut shelves.kalah);
+        keep_building(&mut shelves.congkak);
+        keep_building(&mut shelves.oware);
+    }
+
+    /// The solver of `rules` with `options`, built on this thread if the
+    /// pool has none (after any build in progress).
+    ///
+    /// # Errors
+    /// What the build returns ([`Solvable::new_solver`]); a build that
+    /// failed before for the same rules and options fails again at once
+    /// ([`SolveError::Shared`]).
+    pub fn get<G: Solvable>(
+        self: &Arc<Self>,
+        rules: &G,
+        options: &SolverOptions,
+    ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+        self.get_until(rules, options, StopCondition::NEVER, false)
+    }
+
+    /// The solver of `rules` with `options`, waiting for it until `stop`:
+    /// a solver the pool has not got is built in the background, and a
+    /// caller whose stop comes first gets [`SolveError::Stopped`] while the
+    /// build goes on for the next request. This is how an agent with
+    /// `time=` keeps its time while a database builds.
+    ///
+    /// # Errors
+    /// [`SolveError::Stopped`], or as [`Solvers::get`].
+    pub fn get_by<G: Solvable>(
+        self: &Arc<Self>,
+        rules: &G,
+        options: &SolverOptions,
+        stop: StopCondition<'_>,
+    ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+        self.get_until(rules, options, stop, true)
+    }
+
+    /// [`Solvers::get`] (`background` false: built on this thread, which
+    /// waits however long) and [`Solvers::get_by`].
+    fn get_until<G: Solvable>(
+        self: &Arc<Self>,
+        rules: &G,
+        options: &SolverOptions,
+        stop: StopCondition<'_>,
+        background: bool,
+    ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+        rules.check_solvable()?;
+        let key: Key = (rules.to_string(), options.clone());
+        let mut shelves = self.lock();
+        loop {
+            shelves.clock += 1;
+            let (now, building) = (shelves.clock, shelves.building);
+            match G::shelf(&mut shelves).slots.get_mut(&key) {
+                Some(Slot::Ready { solver, used }) => {
+                    *used = now;
+                    return Ok(Arc::clone(solver));
+                }
+                Some(Slot::Failed(e)) => return Err(SolveError::Shared(Arc::clone(e))),
+                Some(Slot::Building) => {}
+                None if !building => {
+                    while shelves.built() >= self.capacity {
+                        shelves.evict_one();
+                    }
+                    shelves.building = true;
+                    G::shelf(&mut shelves)
+                        .slots
+                        .insert(key.clone(), Slot::Building);
+                    if !background {
+                        drop(shelves);
+                        return self.build(*rules, key, true);
+                    }
+                    let pool = Arc::clone(self);
+                    let rules = *rules;
+                    let key2 = key.clone();
+                    let started = std::thread::Builder::new()
+                        .name("solver-build".into())
+                        .spawn(move || {
+                            let _ = pool.build(rules, key2, false);
+                        });
+                    if let Err(e) = started {
+                        let e = Arc::new(SolveError::Threads(Box::new(e)));
+                        shelves.building = false;
+                        G::shelf(&mut shelves)
+                            .slots
+                            .insert(key.clone(), Slot::Failed(Arc::clone(&e)));
+                        return Err(SolveError::Shared(e));
+                    }
+                    continue;
+                }
+                None => {}
+            }
+            if stop.reached() {
+                return Err(SolveError::Stopped);
+            }
+            // Woken by a build's end; the stop condition is looked at
+            // between.
+            let wait = stop.deadline.map_or(WAIT_STEP, |d| {
+                d.saturating_duration_since(std::time::Instant::now())
+                    .min(WAIT_STEP)
+            });
+            shelves = self
+                .built
+                .wait_timeout(shelves, wait)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// Builds the solver of `key`, whose slot says it is being built, and
+    /// puts it (or why it failed) in its slot; `own` says whether the
+    /// caller asked for it here and wants the error itself.
+    fn build<G: Solvable>(
+        &self,
+        rules: G,
+        key: Key,
+        own: bool,
+    ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            exact_solver(&rules, &key.1)
+        }))
+        .unwrap_or_else(|_| {
+            Err(SolveError::Threads(
+                format!("the build of {rules}'s solver panicked").into(),
+            ))
+        });
+        let mut shelves = self.lock();
+        shelves.building = false;
+        shelves.clock += 1;
+        let used = shelves.clock;
+        let (slot, result) = match built {
+            Ok(solver) => (
+                Slot::Ready {
+                    solver: Arc::clone(&solver),
+                    used,
+                },
+                Ok(solver),
+            ),
+            Err(e) if own => {
+                // The caller has the error; the next caller tries again.
+                G::shelf(&mut shelves).slots.remove(&key);
+                self.built.notify_all();
+                return Err(e);
+            }
+            Err(e) => {
+                let e = Arc::new(e);
+                (Slot::Failed(Arc::clone(&e)), Err(SolveError::Shared(e)))
+            }
+        };
+        G::shelf(&mut shelves).slots.insert(key, slot);
+        self.built.notify_all();
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    fn a_pool_hands_out_one_solver_per_rules_and_options() {
+        let pool = Arc::new(Solvers::new(4));
+        let rules = KalahRules::new(3, 2).unwrap();
+        let options = SolverOptions::small();
+        let a = pool.get(&rules, &options).unwrap();
+        let b = pool.get(&rules, &options).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        let other = pool.get(&rules, &SolverOptions::table(16)).unwrap();
+        assert!(!Arc::ptr_eq(&a, &other));
+        // Each game has its own shelf: Congkak's rules print otherwise, but
+        // even rules that printed alike would not meet.
+        let congkak = CongkakRules::new(3, 2).unwrap();
+        pool.get(&congkak, &options).unwrap();
+        let oware = OwareRules::new(2, 2).unwrap();
+        pool.get(&oware, &SolverOptions::table(16)).unwrap();
+        assert_eq!(pool.len(), 4);
+    }
+
+    #[test]
+    fn a_full_pool_forgets_the_least_recently_used() {
+        let pool = Arc::new(Solvers::new(2));
+        let small = SolverOptions::table(16);
+        let rules = |seeds| KalahRules::new(3, seeds).unwrap();
+        let first = pool.get(&rules(1), &small).unwrap();
+        pool.get(&rules(2), &small).unwrap();
+        // The first is used again: the second is now the oldest.
+        assert!(Arc::ptr_eq(&first, &pool.get(&rules(1), &small).unwrap()));
+        pool.get(&rules(3), &small).unwrap();
+        assert_eq!(pool.len(), 2);
+        assert!(Arc::ptr_eq(&first, &pool.get(&rules(1), &small).unwrap()));
+        // Oware's solvers count towards the same limit.
+        pool.get(&OwareRules::new(2, 2).unwrap(), &small).unwrap();
+        assert_eq!(pool.len(), 2);
+    }
+
+    #[test]
+    fn rules_no_solver_takes_are_refused_before_any_build() {
+        let pool = Arc::new(Solvers::new(1));
+        let mut congkak = CongkakRules::new(3, 2).unwrap();
+        congkak.rounds = Rounds::Many;
+        let e = pool.get(&congkak, &SolverOptions::small()).unwrap_err();
+        assert!(matches!(e, SolveError::MultiRound { .. }), "{e}");
+        let big = OwareRules::default();
+        let e = pool.get(&big, &SolverOptions::table(16)).unwrap_err();
+        assert!(matches!(e, SolveError::TooLarge { .. }), "{e}");
+        assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn a_caller_with_a_deadline_gets_stopped_while_the_build_goes_on() {
+        let pool = Arc::new(Solvers::new(2));
+        let rules = KalahRules::new(6, 3).unwrap();
+        // A database of 12 seeds on six pits (2.7 M positions): far longer
+        // than 10 ms.
+        let options = SolverOptions {
+            table_mib: 16,
+            endgame_seeds: 12,
+            endgame_dir: None,
+        };
+        let t0 = Instant::now();
+        let stop = StopCondition::NEVER.or_by(Some(t0 + Duration::from_millis(10)));
+        let e = pool.get_by(&rules, &options, stop).unwrap_err();
+        assert!(matches!(e, SolveError::Stopped), "{e}");
+        assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+        // The build went on: a caller without a deadline gets it.
+        let solver = pool.get(&rules, &options).unwrap();
+        assert_eq!(solver.rules(), &rules);
+        assert_eq!(pool.len(), 1);
+    }
+
+    #[test]
+    fn the_profiles_size_tables_and_databases_and_overrides_are_checked() {
+        let big = KalahRules::default();
+        assert_eq!(
+            big.default_options(Profile::Solve),
+            SolverOptions::for_rules(&big)
+        );
+        assert_eq!(big.default_options(Profile::Settle).table_mib, 1);
+        assert_eq!(
+            big.default_options(Profile::Settle).endgame_seeds,
+            SolverOptions::for_rules(&big).endgame_seeds
+        );
+        let play = big.default_options(Profile::Play);
+        assert_eq!(play.table_mib, AGENT_TABLE_MIB);
+        assert!(play.endgame_seeds < SolverOptions::for_rules(&big).endgame_seeds);
+        let small = KalahRules::new(4, 1).unwrap();
+        assert_eq!(
+            small.default_options(Profile::Play).table_mib,
+            crate::MIN_TABLE_MIB
+        );
+        let overrides = Overrides {
+            table_mib: Some(64),
+            endgame_seeds: Some(40),
+            endgame_dir: Some("/tmp/dbs".into()),
+        };
+        let options = small.options(Profile::Solve, &overrides).unwrap();
+        // At most the board's seeds.
+        assert_eq!((options.table_mib, options.endgame_seeds), (64, 8));
+        assert_eq!(options.endgame_dir, overrides.endgame_dir);
+        let too_many = Overrides {
+            endgame_seeds: Some(MAX_DB_SEEDS + 1),
+            ..Overrides::default()
+        };
+        assert!(matches!(
+            big.options(Profile::Solve, &too_many),
+            Err(SolveError::DatabaseTooLarge { .. })
+        ));
+        let oware = OwareRules::new(2, 2).unwrap();
+        let seeds = Overrides {
+            endgame_seeds: Some(4),
+            ..Overrides::default()
+        };
+        assert!(matches!(
+            oware.options(Profile::Solve, &seeds),
+            Err(SolveError::NoDatabase { .. })
+        ));
+        assert_eq!(
+            oware.default_options(Profile::Play).table_mib,
+            AGENT_TABLE_MIB
+        );
+    }
+}
