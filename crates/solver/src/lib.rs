@@ -528,7 +528,7 @@ impl<G: ExactGame> Solver<G> {
             .map(|m| m.value)
             .max()
             .expect("a game not over has moves");
-        let pv = self.principal_variation(state, value - base, stop)?;
+        let pv = self.principal_variation(state, value - base, threads, stop)?;
         let seconds = t0.elapsed().as_secs_f64();
         Ok(Solution {
             mover,
@@ -687,15 +687,25 @@ impl<G: ExactGame> Solver<G> {
     }
 
     /// Moves that keep the value `to_come` (still to come for the mover of
-    /// `state`), to the end of the game.
+    /// `state`), to the end of the game: at each position the first move,
+    /// in move order, that keeps it. On several threads each move's
+    /// null-window search is searched by all of them together
+    /// ([`Solver::probe`]): on Congkak's long lines of big positions the
+    /// walk, which one thread made alone while the others waited, took
+    /// half of a solve.
     fn principal_variation(
         &self,
         state: &G::State,
         mut to_come: i32,
+        threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<Vec<Move>, SolveError> {
         let rules = &self.rules;
-        let shared = self.shared();
+        let busy = (threads > 1).then(Busy::new);
+        let shared = Shared {
+            busy: busy.as_ref(),
+            ..self.shared()
+        };
         let mut search = Search::new(&shared, stop);
         let mut pv = Vec::new();
         let mut state = *state;
@@ -703,28 +713,66 @@ impl<G: ExactGame> Solver<G> {
             let kids = children(rules, &state, mover);
             let mut chosen = None;
             for (mv, child, gain, passes) in kids {
-                let reaches = reaches(&mut search, &child, gain, passes, to_come);
-                if search.stopped {
-                    self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
-                    return Err(SolveError::Stopped);
-                }
+                let reaches = if threads > 1 {
+                    self.reaches_on(&shared, &child, gain, passes, to_come, threads, stop)
+                } else {
+                    let reaches = reaches(&mut search, &child, gain, passes, to_come);
+                    if search.stopped {
+                        Err(SolveError::Stopped)
+                    } else {
+                        Ok(reaches)
+                    }
+                };
+                let reaches = match reaches {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                };
                 if reaches {
                     let rest = if passes {
                         gain - to_come
                     } else {
                         to_come - gain
                     };
-                    chosen = Some((mv, child, rest, passes));
+                    chosen = Some((mv, child, rest));
                     break;
                 }
             }
-            let (mv, child, rest, _) = chosen.expect("some move reaches the position's value");
+            let (mv, child, rest) = chosen.expect("some move reaches the position's value");
             pv.push(mv);
             to_come = rest;
             state = child;
         }
         self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
         Ok(pv)
+    }
+
+    /// [`reaches`], each null-window search made by `threads` threads
+    /// together ([`Solver::probe`]).
+    #[allow(clippy::too_many_arguments)]
+    fn reaches_on(
+        &self,
+        shared: &Shared<'_, G>,
+        child: &G::State,
+        gain: i32,
+        passes: bool,
+        to_come: i32,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<bool, SolveError> {
+        Ok(match self.rules.to_move(child) {
+            None => gain >= to_come,
+            Some(_) if passes => {
+                let threshold = gain - to_come + 1;
+                self.probe(shared, child, threshold, threads, stop)? < threshold
+            }
+            Some(_) => {
+                let threshold = to_come - gain;
+                self.probe(shared, child, threshold, threads, stop)? >= threshold
+            }
+        })
     }
 
     /// The value of `state` and the moves that keep it: what a player
@@ -791,30 +839,7 @@ impl<G: ExactGame> Solver<G> {
         let mut g = self.first_guess(state, &view, stop);
         while lower < upper {
             let beta = if g == lower { g + 1 } else { g };
-            let done = AtomicBool::new(false);
-            let result = OnceLock::new();
-            let work = || {
-                let mut search = Search::new(&shared, stop);
-                search.abort = Some(&done);
-                let v = search.search(state, beta - 1, beta);
-                if !search.stopped {
-                    let _ = result.set(v);
-                    done.store(true, Ordering::Relaxed);
-                }
-                self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
-            };
-            std::thread::scope(|scope| {
-                for _ in 1..threads {
-                    if std::thread::Builder::new()
-                        .spawn_scoped(scope, work)
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-                work();
-            });
-            g = *result.get().ok_or(SolveError::Stopped)?;
+            g = self.probe(&shared, state, beta, threads, stop)?;
             if g < beta {
                 upper = g;
             } else {
@@ -835,6 +860,46 @@ impl<G: ExactGame> Solver<G> {
             }
         }
         Ok(lower)
+    }
+
+    /// One null-window search of `state` at `beta` (fail-soft: a value
+    /// below `beta` is an upper bound, one at or above it a lower bound),
+    /// which `threads` threads search together, ABDADA-style, through
+    /// `shared` (its `busy` marks set when they are several): all start at
+    /// the root, and the first to finish ends it for the others. A thread
+    /// that cannot start just leaves the work to the rest.
+    fn probe(
+        &self,
+        shared: &Shared<'_, G>,
+        state: &G::State,
+        beta: i32,
+        threads: usize,
+        stop: StopCondition<'_>,
+    ) -> Result<i32, SolveError> {
+        let done = AtomicBool::new(false);
+        let result = OnceLock::new();
+        let work = || {
+            let mut search = Search::new(shared, stop);
+            search.abort = Some(&done);
+            let v = search.search(state, beta - 1, beta);
+            if !search.stopped {
+                let _ = result.set(v);
+                done.store(true, Ordering::Relaxed);
+            }
+            self.nodes.fetch_add(search.nodes, Ordering::Relaxed);
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                if std::thread::Builder::new()
+                    .spawn_scoped(scope, work)
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            work();
+        });
+        result.into_inner().ok_or(SolveError::Stopped)
     }
 
     /// Where MTD(f) starts for `state`, seen as `view`: each probe proves a
@@ -961,6 +1026,35 @@ mod tests {
             let solver = Solver::new(rules, &SolverOptions::table(mib)).unwrap();
             assert_eq!(solver.table.bytes(), mib << 20);
         }
+    }
+
+    #[test]
+    fn several_threads_find_the_same_line_as_one() {
+        // The line is the first move in order that keeps the value at each
+        // position, whether one thread tries each move or several search
+        // each try together.
+        fn check<G: ExactGame>(rules: G) {
+            let solve = |threads| {
+                let solver = Solver::new(rules, &SolverOptions::table(16)).unwrap();
+                solver
+                    .solve_until(&rules.start(), threads, StopCondition::NEVER)
+                    .unwrap()
+            };
+            let one = solve(1);
+            for threads in [2, 3] {
+                let many = solve(threads);
+                assert_eq!(
+                    (many.value, &many.moves, &many.pv),
+                    (one.value, &one.moves, &one.pv),
+                    "{rules} on {threads} threads"
+                );
+            }
+        }
+        check(KalahRules::new(4, 3).unwrap());
+        let mut pie = KalahRules::new(3, 3).unwrap();
+        pie.pie = true;
+        check(pie);
+        check(mancala_core::CongkakRules::new(4, 3).unwrap());
     }
 
     #[test]
