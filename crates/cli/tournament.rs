@@ -115,12 +115,8 @@ fn run_tournament<G: mancala_solver::Solvable>(
     args: &TournamentArgs,
 ) -> Result<()> {
     let origin = args.config.display().to_string();
-    let agents = mancala_registry::tournament_agents(
-        game,
-        config.agents.iter().map(|a| (a.spec.as_str(), a.key())),
-        &origin,
-    )
-    .map_err(bad_input)?;
+    let agents =
+        mancala_registry::tournament_agents(game, &config.agents, &origin).map_err(bad_input)?;
     let specs: Vec<String> = agents.iter().map(ToString::to_string).collect();
     let dir = tournament::output_folder(config, args.output.as_deref(), shard)
         .map_err(tournament_error)?;

@@ -131,8 +131,8 @@ pub struct AgentEntry {
     /// Display name (default: the spec; required for an engine).
     #[serde(default)]
     pub name: Option<String>,
-    /// Agent spec, e.g. `minimax:depth=6`. For an engine entry, the
-    /// `engine:` spec made from its keys when the config is read.
+    /// Agent spec, e.g. `minimax:depth=6` (empty for an engine entry,
+    /// whose agent the registry makes from its keys).
     #[serde(default)]
     pub spec: String,
     /// An engine's program and arguments, e.g. `["python3", "bot.py"]`.
@@ -160,8 +160,9 @@ impl AgentEntry {
         }
     }
 
-    /// For an engine entry, fills `spec` with the `engine:` spec of its
-    /// keys; checks that exactly one of `spec` and `command` is given.
+    /// Checks that exactly one of `spec` and `command` is given, with an
+    /// engine's keys only beside `command`, and a name and a program for
+    /// an engine.
     fn resolve(&mut self, i: usize) -> Result<(), (String, String)> {
         let key = |k: &str| format!("agents[{i}].{k}");
         let engine_keys = [
@@ -190,70 +191,20 @@ impl AgentEntry {
                 "give either `spec` (a built-in agent) or `command` (an engine), not both".into(),
             ));
         }
-        let Some(name) = &self.name else {
+        if self.name.is_none() {
             return Err((
                 format!("agents[{i}]"),
                 "an engine (`command`) needs a `name`".into(),
             ));
-        };
+        }
         if command.is_empty() || command[0].trim().is_empty() {
             return Err((
                 key("command"),
                 "must name a program: [\"program\", \"arg\", ...]".into(),
             ));
         }
-        // The engine spec separates its keys with commas and options with
-        // semicolons, so those cannot be inside them.
-        if let Some(arg) = command.iter().find(|a| a.contains(',')) {
-            return Err((
-                key("command"),
-                format!("'{}': arguments cannot contain commas", truncate_input(arg)),
-            ));
-        }
-        let mut config = mancala_engine::EngineConfig::new(name.clone(), command.clone());
-        if let Some(options) = &self.options {
-            for (option, value) in options {
-                let value = match value {
-                    toml::Value::String(s) => s.clone(),
-                    toml::Value::Integer(n) => n.to_string(),
-                    toml::Value::Float(x) => x.to_string(),
-                    toml::Value::Boolean(b) => b.to_string(),
-                    _ => {
-                        return Err((
-                            key(&format!("options.{option}")),
-                            "must be a string, number or boolean".into(),
-                        ))
-                    }
-                };
-                if [option.as_str(), value.as_str()]
-                    .iter()
-                    .any(|t| t.contains([',', ';']))
-                    || option.contains('=')
-                {
-                    return Err((
-                        key(&format!("options.{option}")),
-                        "names and values cannot contain ',' or ';' (nor names '=')".into(),
-                    ));
-                }
-                config.options.push((option.clone(), value));
-            }
-        }
-        if let Some(go) = &self.go {
-            config.go =
-                mancala_engine::GoLimits::parse(go).map_err(|e| (key("go"), e.to_string()))?;
-            if config.go.clock.is_some() {
-                return Err((
-                    key("go"),
-                    "the clocks of `go` come from the tournament's time_control, not from here"
-                        .into(),
-                ));
-            }
-        }
-        if let Some(t) = &self.handshake_timeout {
-            config.handshake_timeout = mancala_agents::parse_duration("handshake_timeout", t)
-                .map_err(|e| (key("handshake_timeout"), e.to_string()))?;
-        }
-        self.spec = config.to_string();
+        // The engine itself is made from these keys by the agent registry
+        // (`mancala_registry::tournament_agents`), which checks them.
         Ok(())
     }
 }
@@ -426,7 +377,7 @@ impl TournamentConfig {
         config.checked(origin)
     }
 
-    /// The config with its engine entries resolved, once checked.
+    /// The config, once its entries and settings are checked.
     fn checked(mut self, path: &str) -> Result<TournamentConfig, ConfigError> {
         let config = &mut self;
         for (i, agent) in config.agents.iter_mut().enumerate() {
@@ -874,13 +825,12 @@ spec = "greedy"
                           options = { Hash = 64, Book = \"off\" }\ngo = \"movetime 100\"\n";
 
     #[test]
-    fn an_engine_entry_becomes_an_engine_spec() {
+    fn an_engine_entry_keeps_its_keys_for_the_registry() {
         let c = TournamentConfig::parse(&format!("{GOOD}{ENGINE}"), "t.toml").unwrap();
         assert_eq!(c.agent_names(), vec!["random", "g", "py"]);
-        assert_eq!(
-            c.agents[2].spec,
-            "engine:cmd=python3 'my bot.py',name=py,movetime=100ms,options=Book=off;Hash=64"
-        );
+        let py = &c.agents[2];
+        assert_eq!((py.key(), py.spec.as_str()), ("command", ""));
+        assert_eq!(py.go.as_deref(), Some("movetime 100"));
     }
 
     #[test]
@@ -891,23 +841,11 @@ spec = "greedy"
                 "",
                 "agents[2]`: an engine (`command`) needs a `name`",
             ),
-            ("go = \"movetime 100\"", "go = \"wtime 5\"", "agents[2].go`"),
-            (
-                "go = \"movetime 100\"",
-                "go = \"wtime 5 btime 5\"",
-                "come from the tournament's time_control",
-            ),
             (
                 "command = [\"python3\", \"my bot.py\"]",
                 "command = []",
                 "agents[2].command`",
             ),
-            (
-                "command = [\"python3\", \"my bot.py\"]",
-                "command = [\"bot\", \"a,b\"]",
-                "commas",
-            ),
-            ("Hash = 64", "Hash = [1]", "agents[2].options.Hash`"),
             (
                 "name = \"py\"\n",
                 "name = \"py\"\nspec = \"random\"\n",

@@ -62,6 +62,31 @@ pub fn read_capped_line(
     line: &mut Vec<u8>,
     cap: usize,
 ) -> io::Result<CappedLine> {
+    read_line_capped(input, line, cap, true)
+}
+
+/// [`read_capped_line`] for a reader that stops at the first line too
+/// long: that line is not read past the cap (it could be the rest of a
+/// huge file), and the input is left there. `TooLong`'s `bytes` are those
+/// read, its `whole` false.
+///
+/// # Errors
+/// Only when reading fails.
+pub fn read_line_or_stop(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> io::Result<CappedLine> {
+    read_line_capped(input, line, cap, false)
+}
+
+/// [`read_capped_line`], and with `skip_long` false [`read_line_or_stop`].
+fn read_line_capped(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+    skip_long: bool,
+) -> io::Result<CappedLine> {
     line.clear();
     let mut bytes = 0u64;
     let mut too_long = false;
@@ -87,6 +112,14 @@ pub fn read_capped_line(
         let room = cap.saturating_sub(line.len());
         if take > room + usize::from(ends) {
             too_long = true;
+            if !skip_long {
+                line.extend_from_slice(&chunk[..room]);
+                input.consume(room);
+                return Ok(CappedLine::TooLong {
+                    bytes: bytes + room as u64,
+                    whole: false,
+                });
+            }
         }
         if !too_long {
             line.extend_from_slice(&chunk[..take]);

@@ -21,7 +21,8 @@ use rand::SeedableRng;
 use thiserror::Error;
 
 use mancala_agents::derive_seed;
-use mancala_engine::protocol::{read_line, InputLine};
+
+use crate::lines::{read_line_or_stop, CappedLine};
 
 /// Where a pair of games starts: a position (the start of the game when
 /// `None`), then moves played from it before the agents take over.
@@ -202,10 +203,13 @@ pub fn read_openings_from<G: Game>(
 ) -> Result<Vec<Opening<G::State>>, OpeningsError> {
     let mut openings = Vec::new();
     let mut line = 0;
+    let mut buffer = Vec::new();
     loop {
-        let read = read_line(&mut input, MAX_LINE).map_err(|e| OpeningsError::Io {
-            path: path.to_string(),
-            reason: e.to_string(),
+        let read = read_line_or_stop(&mut input, &mut buffer, MAX_LINE).map_err(|e| {
+            OpeningsError::Io {
+                path: path.to_string(),
+                reason: e.to_string(),
+            }
         })?;
         line += 1;
         let bad = |reason: String| OpeningsError::Line {
@@ -214,14 +218,19 @@ pub fn read_openings_from<G: Game>(
             reason,
         };
         let raw = match read {
-            None => break,
-            Some(InputLine::Text(raw)) => raw,
+            CappedLine::End => break,
             // Refused at once, without reading the rest of the line: it
             // could be the whole of a huge file.
-            Some(InputLine::TooLong(_)) => {
+            CappedLine::TooLong { .. } => {
                 return Err(bad(format!("the line is more than {MAX_LINE} bytes long")))
             }
-            Some(InputLine::NotUtf8(_)) => return Err(bad("the line is not UTF-8 text".into())),
+            CappedLine::Line { .. } => match std::str::from_utf8(&buffer) {
+                Ok(text) => text
+                    .strip_suffix('\n')
+                    .map_or(text, |t| t.strip_suffix('\r').unwrap_or(t))
+                    .to_string(),
+                Err(_) => return Err(bad("the line is not UTF-8 text".into())),
+            },
         };
         let raw = if line == 1 {
             raw.strip_prefix(BYTE_ORDER_MARK).unwrap_or(&raw)

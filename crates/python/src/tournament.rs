@@ -177,12 +177,8 @@ fn run_on<G: mancala_solver::Solvable>(
     stop: &AtomicBool,
     origin: &str,
 ) -> Result<RunEnd, Failure> {
-    let agents = mancala_registry::tournament_agents(
-        game,
-        config.agents.iter().map(|a| (a.spec.as_str(), a.key())),
-        origin,
-    )
-    .map_err(Failure::Input)?;
+    let agents = mancala_registry::tournament_agents(game, &config.agents, origin)
+        .map_err(Failure::Input)?;
     let specs = agents.iter().map(ToString::to_string).collect();
     // Engines keep their standard error beside the games.
     let logs = settings.dir.join(mancala_arena::log::ENGINE_LOG_DIR);

@@ -22,7 +22,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mancala_agents::{Agent, AgentSpec, Budget};
-use mancala_core::spec::Spec;
+use mancala_arena::config::AgentEntry;
+use mancala_core::spec::{truncate_input, Spec};
 use mancala_core::SpecError;
 use mancala_solver::{Solvable, Solvers};
 use thiserror::Error;
@@ -209,27 +210,90 @@ impl AnyAgentSpec {
     }
 }
 
-/// The agents of a tournament, parsed and checked for `game`: `agents`
-/// gives each one's spec and the config key that holds it (`spec`, or
-/// `command` for an engine entry); a refusal names `origin` and the key,
-/// as in ``configs/quick.toml: key `agents[1].spec`: ...``.
+/// The agents of a tournament's config, made and checked for `game`: a
+/// built-in agent from its `spec`, an engine from its `command` entry's
+/// keys; a refusal names `origin` and the key, as in
+/// ``configs/quick.toml: key `agents[1].spec`: ...``.
 ///
 /// # Errors
-/// The first agent that does not parse or cannot play `game`.
-pub fn tournament_agents<'s, G: Solvable>(
+/// The first agent that cannot be made or cannot play `game`.
+pub fn tournament_agents<G: Solvable>(
     game: &G,
-    agents: impl IntoIterator<Item = (&'s str, &'static str)>,
+    agents: &[AgentEntry],
     origin: &str,
 ) -> Result<Vec<AnyAgentSpec>, String> {
     agents
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, (spec, key))| {
-            AnyAgentSpec::parse(spec)
-                .and_then(|a| a.check(game).map(|()| a))
-                .map_err(|e| format!("{origin}: key `agents[{i}].{key}`: {e}"))
+        .map(|(i, entry)| {
+            let refused =
+                |key: &str, e: &dyn fmt::Display| format!("{origin}: key `agents[{i}].{key}`: {e}");
+            let spec = match &entry.command {
+                Some(command) => engine_entry(entry, command)
+                    .map(|config| AnyAgentSpec::Engine(Arc::new(config)))
+                    .map_err(|(key, e)| refused(&key, &e))?,
+                None => AnyAgentSpec::parse(&entry.spec).map_err(|e| refused("spec", &e))?,
+            };
+            spec.check(game).map_err(|e| refused(entry.key(), &e))?;
+            Ok(spec)
         })
         .collect()
+}
+
+/// The engine of a config's `command` entry (whose structure the config
+/// checked when it was read: a name, a program), or the key at fault (the
+/// part after `agents[i].`) and why.
+fn engine_entry(
+    entry: &AgentEntry,
+    command: &[String],
+) -> Result<mancala_engine::EngineConfig, (String, String)> {
+    // An engine is recorded as its `engine:` spec, which separates its keys
+    // with commas and options with semicolons, so those cannot be inside
+    // them.
+    if let Some(arg) = command.iter().find(|a| a.contains(',')) {
+        return Err((
+            "command".into(),
+            format!("'{}': arguments cannot contain commas", truncate_input(arg)),
+        ));
+    }
+    let name = entry.name.clone().unwrap_or_default();
+    let mut config = mancala_engine::EngineConfig::new(name, command.to_vec());
+    for (option, value) in entry.options.iter().flatten() {
+        let key = || format!("options.{option}");
+        let value = match value {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(n) => n.to_string(),
+            toml::Value::Float(x) => x.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            _ => return Err((key(), "must be a string, number or boolean".into())),
+        };
+        if [option.as_str(), value.as_str()]
+            .iter()
+            .any(|t| t.contains([',', ';']))
+            || option.contains('=')
+        {
+            return Err((
+                key(),
+                "names and values cannot contain ',' or ';' (nor names '=')".into(),
+            ));
+        }
+        config.options.push((option.clone(), value));
+    }
+    if let Some(go) = &entry.go {
+        config.go =
+            mancala_engine::GoLimits::parse(go).map_err(|e| ("go".into(), e.to_string()))?;
+        if config.go.clock.is_some() {
+            return Err((
+                "go".into(),
+                "the clocks of `go` come from the tournament's time_control, not from here".into(),
+            ));
+        }
+    }
+    if let Some(t) = &entry.handshake_timeout {
+        config.handshake_timeout = mancala_agents::parse_duration("handshake_timeout", t)
+            .map_err(|e| ("handshake_timeout".into(), e.to_string()))?;
+    }
+    Ok(config)
 }
 
 impl fmt::Display for AnyAgentSpec {
@@ -290,6 +354,63 @@ fn check_program(program: &str, workdir: Option<&Path>) -> Result<(), RegistryEr
 mod tests {
     use super::*;
     use mancala_core::{Game, KalahRules};
+
+    /// The agents of a config holding greedy and the engine `engine`
+    /// (the keys of an `[[agents]]` table, after `name = "py"`), as made for
+    /// Kalah, or the refusal.
+    fn config_agents(engine: &str) -> Result<Vec<AnyAgentSpec>, String> {
+        let text = format!(
+            "name = \"t\"\ngame = \"kalah\"\ngames_per_pair = 2\n[[agents]]\nspec = \"greedy\"\n\
+             [[agents]]\nname = \"py\"\n{engine}"
+        );
+        let config = mancala_arena::config::TournamentConfig::parse(&text, "t.toml").unwrap();
+        tournament_agents(&KalahRules::default(), &config.agents, "t.toml")
+    }
+
+    #[test]
+    fn an_engine_entry_becomes_an_engine_and_its_errors_name_the_key() {
+        let good = "command = [\"sh\", \"my bot.sh\"]\n\
+                    options = { Hash = 64, Book = \"off\" }\ngo = \"movetime 100\"\n";
+        let agents = config_agents(good).unwrap();
+        assert_eq!(agents[0].to_string(), "greedy");
+        assert_eq!(
+            agents[1].to_string(),
+            "engine:cmd=sh 'my bot.sh',name=py,movetime=100ms,options=Book=off;Hash=64"
+        );
+        // What the registry makes parses back as the same engine.
+        let again = AnyAgentSpec::parse(&agents[1].to_string()).unwrap();
+        assert_eq!(again.to_string(), agents[1].to_string());
+        for (from, to, needle) in [
+            (
+                "go = \"movetime 100\"",
+                "go = \"wtime 5\"",
+                "key `agents[1].go`",
+            ),
+            (
+                "go = \"movetime 100\"",
+                "go = \"wtime 5 btime 5\"",
+                "come from the tournament's time_control",
+            ),
+            (
+                "\"my bot.sh\"",
+                "\"a,b\"",
+                "key `agents[1].command`: 'a,b': arguments cannot contain commas",
+            ),
+            ("Hash = 64", "Hash = [1]", "key `agents[1].options.Hash`"),
+            ("Hash = 64", "\"H;x\" = 64", "cannot contain"),
+            (
+                "\"sh\"",
+                "\"./no-such-bot\"",
+                "key `agents[1].command`: engine program",
+            ),
+        ] {
+            let e = config_agents(&good.replace(from, to)).unwrap_err();
+            assert!(
+                e.starts_with("t.toml: ") && e.contains(needle),
+                "{from} -> {to}: {e}"
+            );
+        }
+    }
 
     #[test]
     fn every_family_parses_and_prints_its_canonical_spec() {

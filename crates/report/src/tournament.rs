@@ -228,11 +228,37 @@ fn config_toml(config: &TournamentConfig) -> String {
         out.push_str(&format!("\n[ratings]\nanchor = {}\n", toml_string(anchor)));
     }
     for (name, agent) in config.agent_names().iter().zip(&config.agents) {
-        out.push_str(&format!(
-            "\n[[agents]]\nname = {}\nspec = {}\n",
-            toml_string(name),
-            toml_string(&agent.spec)
-        ));
+        out.push_str(&format!("\n[[agents]]\nname = {}\n", toml_string(name)));
+        out.push_str(&agent_keys(agent));
+    }
+    out
+}
+
+/// An agent entry's keys after its name, as TOML lines: `spec`, or an
+/// engine's `command` and its settings.
+fn agent_keys(agent: &mancala_arena::config::AgentEntry) -> String {
+    let Some(command) = &agent.command else {
+        return format!("spec = {}\n", toml_string(&agent.spec));
+    };
+    let list = |items: Vec<String>| items.join(", ");
+    let mut out = format!(
+        "command = [{}]\n",
+        list(command.iter().map(|a| toml_string(a)).collect())
+    );
+    if let Some(options) = &agent.options {
+        let pairs = options
+            .iter()
+            .map(|(k, v)| format!("{} = {v}", toml_string(k)))
+            .collect();
+        out.push_str(&format!("options = {{ {} }}\n", list(pairs)));
+    }
+    for (key, value) in [
+        ("go", &agent.go),
+        ("handshake_timeout", &agent.handshake_timeout),
+    ] {
+        if let Some(value) = value {
+            out.push_str(&format!("{key} = {}\n", toml_string(value)));
+        }
     }
     out
 }
@@ -1003,6 +1029,20 @@ fn reproduce_section(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_config_to_reproduce_a_run_reads_back_as_the_run_s() {
+        let text = "name = \"t\"\ngame = \"kalah:pits=4,seeds=3\"\ngames_per_pair = 2\nseed = 7\n\
+                    [[agents]]\nname = \"g\"\nspec = \"greedy\"\n\
+                    [[agents]]\nname = \"py \\\"bot\\\"\"\ncommand = [\"python3\", \"my bot.py\"]\n\
+                    options = { Hash = 64, Book = \"off\", Ponder = false }\n\
+                    go = \"movetime 100\"\nhandshake_timeout = \"5s\"\n";
+        let config = TournamentConfig::parse(text, "t.toml").unwrap();
+        let again = TournamentConfig::parse(&config_toml(&config), "again.toml").unwrap();
+        assert_eq!(again.agents, config.agents);
+        assert_eq!(again.agents[1].command.as_ref().unwrap()[1], "my bot.py");
+        assert_eq!(again.agent_names(), ["g", "py \"bot\""]);
+    }
 
     #[test]
     fn rules_read_as_words() {
