@@ -26,7 +26,7 @@ use mancala_core::{CongkakRules, Game, KalahRules, OwareRules, Rounds};
 use crate::agent::{AGENT_ENDGAME_POSITIONS, AGENT_TABLE_MIB};
 use crate::endgame::{DatabasePlan, MAX_DB_SEEDS};
 use crate::oware::OwareSolver;
-use crate::{ExactSolver, SolveError, Solver, SolverOptions, DEFAULT_TABLE_MIB};
+use crate::{ExactGame, ExactSolver, SolveError, Solver, SolverOptions, DEFAULT_TABLE_MIB};
 
 /// What a solver is for, which decides its default table and database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,31 +147,38 @@ pub trait Solvable: Game + Copy + PartialEq {
     }
 }
 
-/// The options every store-free game shares: `for_rules` (its own sizes
-/// for [`Profile::Solve`]) and `table_for` (a table sized to the board, at
-/// most the given MiB).
-fn store_free_options(
-    profile: Profile,
-    pits: usize,
-    total_seeds: usize,
-    for_rules: SolverOptions,
-    table_for: impl Fn(usize) -> usize,
-) -> SolverOptions {
+/// The default options of a store-free game (Kalah, Congkak), each sized
+/// by the game's own constants ([`SolverOptions::for_rules`]).
+fn store_free_options<G: ExactGame>(rules: &G, profile: Profile) -> SolverOptions {
+    let solve = SolverOptions::for_rules(rules);
     match profile {
-        Profile::Solve => for_rules,
+        Profile::Solve => solve,
         Profile::Settle => SolverOptions {
             table_mib: 1,
-            ..for_rules
+            ..solve
         },
         Profile::Play => {
-            let options = SolverOptions::table(table_for(AGENT_TABLE_MIB))
-                .with_endgame_positions(AGENT_ENDGAME_POSITIONS, pits);
+            let options = SolverOptions::table(crate::table_mib_for(rules, AGENT_TABLE_MIB))
+                .with_endgame_positions(AGENT_ENDGAME_POSITIONS, rules.pits());
             SolverOptions {
-                endgame_seeds: options.endgame_seeds.min(total_seeds),
+                endgame_seeds: options.endgame_seeds.min(rules.total_seeds()),
                 ..options
             }
         }
     }
+}
+
+/// The database plan of a store-free game's solver with `options`.
+fn store_free_plan<G: ExactGame>(rules: &G, options: &SolverOptions) -> Option<DatabasePlan> {
+    DatabasePlan::new(rules, options.endgame_seeds, options.endgame_dir.as_deref())
+}
+
+/// A store-free game's solver: the generic search.
+fn store_free_solver<G: ExactGame>(
+    rules: &G,
+    options: &SolverOptions,
+) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+    Ok(Arc::new(Solver::new(*rules, options)?))
 }
 
 impl Solvable for KalahRules {
@@ -188,24 +195,18 @@ impl Solvable for KalahRules {
     }
 
     fn default_options(&self, profile: Profile) -> SolverOptions {
-        store_free_options(
-            profile,
-            self.pits(),
-            self.total_seeds(),
-            SolverOptions::for_rules(self),
-            |most| crate::table_mib_for(self, most),
-        )
+        store_free_options(self, profile)
     }
 
     fn database_plan(&self, options: &SolverOptions) -> Option<DatabasePlan> {
-        DatabasePlan::new(self, options.endgame_seeds, options.endgame_dir.as_deref())
+        store_free_plan(self, options)
     }
 
     fn new_solver(
         &self,
         options: &SolverOptions,
     ) -> Result<Arc<dyn ExactSolver<Self>>, SolveError> {
-        Ok(Arc::new(Solver::new(*self, options)?))
+        store_free_solver(self, options)
     }
 
     fn shelf(shelves: &mut Shelves) -> &mut Shelf<Self> {
@@ -226,24 +227,18 @@ impl Solvable for CongkakRules {
     }
 
     fn default_options(&self, profile: Profile) -> SolverOptions {
-        store_free_options(
-            profile,
-            self.pits(),
-            self.total_seeds(),
-            SolverOptions::for_rules(self),
-            |most| crate::table_mib_for(self, most),
-        )
+        store_free_options(self, profile)
     }
 
     fn database_plan(&self, options: &SolverOptions) -> Option<DatabasePlan> {
-        DatabasePlan::new(self, options.endgame_seeds, options.endgame_dir.as_deref())
+        store_free_plan(self, options)
     }
 
     fn new_solver(
         &self,
         options: &SolverOptions,
     ) -> Result<Arc<dyn ExactSolver<Self>>, SolveError> {
-        Ok(Arc::new(Solver::new(*self, options)?))
+        store_free_solver(self, options)
     }
 
     fn shelf(shelves: &mut Shelves) -> &mut Shelf<Self> {
