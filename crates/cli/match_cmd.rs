@@ -7,20 +7,15 @@ use std::sync::Mutex;
 use anyhow::Result;
 use clap::Args;
 use mancala_arena::config::MAX_GAMES;
-use mancala_arena::sequential::{play_until_decided, score_of_first_agent};
-use mancala_arena::stats::json_float::to_value;
-use mancala_arena::stats::{
-    mean_with_ci, paired_margins, paired_results, EloEstimate, MeanCi, PairedResults, Sprt,
-    SprtDecision, SprtSpec, Wdl,
-};
+use mancala_arena::sequential::play_until_decided;
+use mancala_arena::stats::{Sprt, SprtDecision, SprtSpec};
 use mancala_arena::Adjudicator;
 use mancala_arena::{
-    pairs, random_openings, schedule, Arena, Format, GameRecord, Opening, OpeningOrder, Players,
-    RunOptions, ScheduledGame,
+    pairs, random_openings, schedule, Arena, Format, GameRecord, MatchSummary, Opening,
+    OpeningOrder, Players, RunOptions, ScheduledGame,
 };
 use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, GameSpec};
-use serde_json::json;
 
 use crate::bad_input;
 use crate::progress::Progress;
@@ -355,14 +350,6 @@ fn run_sprt<G: mancala_solver::Solvable>(
     Ok(())
 }
 
-/// An Elo estimate's value and interval as JSON (`"inf"` for infinities).
-fn elo_json(elo: Option<&EloEstimate>) -> (serde_json::Value, serde_json::Value) {
-    (
-        json!(elo.map(|e| to_value(e.elo))),
-        json!(elo.map(|e| [to_value(e.lo), to_value(e.hi)])),
-    )
-}
-
 /// `+12.3`, or `+inf`/`-inf`.
 fn signed(value: f64) -> String {
     if value.is_finite() {
@@ -381,106 +368,29 @@ fn report(
     args: &MatchArgs,
     sprt: Option<(&Sprt, usize)>,
 ) -> Result<()> {
-    let mut a = Wdl::default();
-    let mut first = Wdl::default();
-    let mut margins = Vec::new();
-    let mut forfeits = 0;
-    let adjudicated = records
-        .iter()
-        .filter(|r| r.end == mancala_arena::ADJUDICATED)
-        .count();
-    let mean_plies = if records.is_empty() {
-        0.0
-    } else {
-        records.iter().map(|r| r.plies as f64).sum::<f64>() / records.len() as f64
-    };
-    // Games lost on time, by agent (A, B).
-    let mut time_losses = [0u64; 2];
-    // Why each forfeited game was lost, for --json (the text points there).
-    let mut errors = Vec::new();
-    for r in records {
-        a.record(score_of_first_agent(r))?;
-        first.record(r.first_seat_score())?;
-        if let Some(loser) = r.time_loser() {
-            time_losses[r.seats[loser]] += 1;
-            errors.push(json!({ "game": r.id, "error": r.error }));
-        } else if r.is_forfeit() {
-            forfeits += 1;
-            errors.push(json!({ "game": r.id, "error": r.error }));
-        } else {
-            margins.push(f64::from(if r.seats[0] == 0 {
-                r.margin
-            } else {
-                -r.margin
-            }));
-        }
+    let mut summary = MatchSummary::new([&names[0], &names[1]], &args.game, args.seed, records)?;
+    if let Some((sprt, cap)) = sprt {
+        summary = summary.with_sprt(sprt.status(), cap);
     }
-    let elo = a.elo();
-    let PairedResults {
-        pentanomial,
-        incomplete_pairs,
-    } = paired_results(records, 0, 1)?;
-    let pair_elo = pentanomial.elo();
-    // The interval comes from the pairs' mean margins, the independent
-    // observations (the two games of an opening are not); with no whole
-    // pair, the games' mean is shown with no interval.
-    let pair_margins = paired_margins(records, 0, 1);
-    let margin = if pair_margins.is_empty() {
-        mean_with_ci(&margins).map(|m| MeanCi {
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-            stderr: f64::INFINITY,
-            ..m
-        })
-    } else {
-        mean_with_ci(&pair_margins)
-    };
     if args.json {
-        let (elo_value, elo_95) = elo_json(elo.as_ref());
-        let (pair_elo_value, pair_elo_95) = elo_json(pair_elo.as_ref());
-        let mut out = json!({
-            "a": names[0], "b": names[1], "game": args.game, "games": records.len(),
-            "seed": args.seed,
-            "a_wdl": [a.wins, a.draws, a.losses],
-            "a_score": a.score(),
-            "elo": elo_value,
-            "elo_95": elo_95,
-            "los": a.los(),
-            "pairs": pentanomial.pairs(),
-            "incomplete_pairs": incomplete_pairs,
-            "pentanomial": pentanomial,
-            "pair_elo": pair_elo_value,
-            "pair_elo_95": pair_elo_95,
-            "first_player_wdl": [first.wins, first.draws, first.losses],
-            "first_player_score": first.score(),
-            "a_mean_margin": margin.as_ref().map(|m| m.mean),
-            "a_mean_margin_95": margin.as_ref().map(|m| [to_value(m.lo), to_value(m.hi)]),
-            "a_margin_pairs": pair_margins.len(),
-            "forfeits": forfeits,
-            "adjudicated": adjudicated,
-            "mean_plies": mean_plies,
-            "time_losses": time_losses,
-            "errors": errors,
-        });
-        if let Some((sprt, cap)) = sprt {
-            let mut status = serde_json::to_value(sprt.status())?;
-            status["max_games"] = json!(cap);
-            out["sprt"] = status;
-        }
-        println!("{out}");
+        // Through a JSON value, whose keys are written in order.
+        println!("{}", serde_json::to_value(&summary)?);
         return Ok(());
     }
+    print_summary(&summary, names, sprt);
+    Ok(())
+}
+
+/// Prints `s` for a reader.
+fn print_summary(s: &MatchSummary, names: &[String], sprt: Option<(&Sprt, usize)>) {
     println!(
         "{} vs {} on {}, {} games",
-        names[0],
-        names[1],
-        args.game,
-        records.len()
+        names[0], names[1], s.game, s.games
     );
     if let Some((sprt, cap)) = sprt {
         let spec = sprt.spec();
         let outcome = match sprt.decision() {
-            SprtDecision::Continue if records.len() >= cap => {
+            SprtDecision::Continue if s.games >= cap => {
                 format!("no decision within --games {cap}")
             }
             SprtDecision::Continue => "no decision (interrupted)".to_string(),
@@ -500,77 +410,78 @@ fn report(
     println!(
         "  {}: {} wins, {} draws, {} losses   score {:.1}%",
         names[0],
-        a.wins,
-        a.draws,
-        a.losses,
-        100.0 * a.score().unwrap_or(0.0)
+        s.a_wdl.wins,
+        s.a_wdl.draws,
+        s.a_wdl.losses,
+        100.0 * s.a_score.unwrap_or(0.0)
     );
-    if let Some(e) = elo {
+    if let (Some(elo), Some((lo, hi))) = (s.elo, s.elo_95) {
         println!(
             "  Elo difference {}  (95% interval {} .. {})   LOS {:.1}%",
-            signed(e.elo),
-            signed(e.lo),
-            signed(e.hi),
-            100.0 * a.los()
+            signed(elo),
+            signed(lo),
+            signed(hi),
+            100.0 * s.los
         );
     }
-    if pentanomial.pairs() > 0 {
-        let [ll, ld, mid, wd, ww] = pentanomial.counts();
+    let p = &s.pentanomial;
+    if p.pairs() > 0 {
+        let [ll, ld, mid, wd, ww] = p.counts();
         print!(
             "  pairs for {}: LL {ll}, LD {ld}, DD+WL {mid} (DD {}, WL {}), WD {wd}, WW {ww}",
-            names[0], pentanomial.dd, pentanomial.wl
+            names[0], p.dd, p.wl
         );
-        if incomplete_pairs > 0 {
-            print!("; {incomplete_pairs} incomplete");
+        if s.incomplete_pairs > 0 {
+            print!("; {} incomplete", s.incomplete_pairs);
         }
         println!();
     }
-    if let Some(e) = pair_elo {
+    if let (Some(elo), Some((lo, hi))) = (s.pair_elo, s.pair_elo_95) {
         println!(
             "  Elo difference from pairs {}  (95% interval {} .. {})",
-            signed(e.elo),
-            signed(e.lo),
-            signed(e.hi)
+            signed(elo),
+            signed(lo),
+            signed(hi)
         );
     }
+    let first = &s.first_player_wdl;
     println!(
         "  first player: {} wins, {} draws, {} losses   score {:.1}%",
         first.wins,
         first.draws,
         first.losses,
-        100.0 * first.score().unwrap_or(0.0)
+        100.0 * s.first_player_score.unwrap_or(0.0)
     );
-    if let Some(m) = margin {
-        if m.hi.is_finite() {
+    if let (Some(mean), Some((lo, hi))) = (s.a_mean_margin, s.a_mean_margin_95) {
+        if hi.is_finite() {
             println!(
-                "  mean margin for {}: {:+.2} seeds (95% interval {:+.2} .. {:+.2}, from {} pairs)",
+                "  mean margin for {}: {mean:+.2} seeds (95% interval {lo:+.2} .. {hi:+.2}, from {} pairs)",
                 names[0],
-                m.mean,
-                m.lo,
-                m.hi,
-                pair_margins.len()
+                s.a_margin_pairs
             );
         } else {
             println!(
-                "  mean margin for {}: {:+.2} seeds (no interval: fewer than two whole pairs)",
-                names[0], m.mean
+                "  mean margin for {}: {mean:+.2} seeds (no interval: fewer than two whole pairs)",
+                names[0]
             );
         }
     }
-    if adjudicated > 0 {
+    if s.adjudicated > 0 {
         println!(
-            "  adjudicated: {adjudicated} games ended with their exact result; {mean_plies:.1} \
-             plies a game"
+            "  adjudicated: {} games ended with their exact result; {:.1} plies a game",
+            s.adjudicated, s.mean_plies
         );
     }
-    if forfeits > 0 {
-        println!("  forfeits: {forfeits} (see the errors with --json or a tournament log)");
+    if s.forfeits > 0 {
+        println!(
+            "  forfeits: {} (see the errors with --json or a tournament log)",
+            s.forfeits
+        );
     }
-    if time_losses != [0, 0] {
+    if s.time_losses != [0, 0] {
         println!(
             "  lost on time: {} by {}, {} by {} (see the errors with --json)",
-            time_losses[0], names[0], time_losses[1], names[1]
+            s.time_losses[0], names[0], s.time_losses[1], names[1]
         );
     }
-    Ok(())
 }
