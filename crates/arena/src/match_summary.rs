@@ -228,30 +228,8 @@ mod tests {
         winner: Option<u8>,
         margin: i32,
     ) -> GameRecord {
-        GameRecord {
-            id,
-            pair: 0,
-            round: id as u32,
-            opening,
-            game: "kalah".into(),
-            players: ["a".into(), "b".into()],
-            agents: ["a".into(), "b".into()],
-            seats: if seat_of_a == 0 { [0, 1] } else { [1, 0] },
-            seed: 0,
-            start: None,
-            opening_moves: String::new(),
-            moves: String::new(),
-            scores: [0, 0],
-            winner,
-            margin,
-            plies: 40,
-            duration_ms: 0.0,
-            end: "rules".into(),
-            error: None,
-            move_us: Vec::new(),
-            clock_ms: Vec::new(),
-            search: Vec::new(),
-        }
+        let seats = if seat_of_a == 0 { [0, 1] } else { [1, 0] };
+        crate::record::test_record(id, opening, seats, winner, margin)
     }
 
     #[test]

@@ -122,28 +122,10 @@ mod tests {
         winner: Option<u8>,
     ) -> GameRecord {
         GameRecord {
-            id,
             pair,
-            round: id as u32,
-            opening,
-            game: "kalah".into(),
-            players: ["a".into(), "b".into()],
-            agents: ["a".into(), "b".into()],
-            seats,
-            seed: 0,
-            start: None,
-            opening_moves: String::new(),
-            moves: String::new(),
-            scores: [0, 0],
-            winner,
             margin: 0,
             plies: 0,
-            duration_ms: 0.0,
-            end: "rules".into(),
-            error: None,
-            move_us: Vec::new(),
-            clock_ms: Vec::new(),
-            search: Vec::new(),
+            ..crate::record::test_record(id, opening, seats, winner, 0)
         }
     }
 

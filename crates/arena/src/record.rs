@@ -215,3 +215,41 @@ pub fn timeless_json(record: &GameRecord) -> serde_json::Value {
     }
     v
 }
+
+/// A finished game of Kalah between agents `a` and `b` for unit tests: game
+/// `id` of opening `opening`, `seats` giving the agent in each seat, won by
+/// seat `winner` (`None`: a draw) by `margin` seeds for seat 0, in 40
+/// plies; nothing else recorded.
+#[cfg(test)]
+pub(crate) fn test_record(
+    id: u64,
+    opening: u32,
+    seats: [usize; 2],
+    winner: Option<u8>,
+    margin: i32,
+) -> GameRecord {
+    GameRecord {
+        id,
+        pair: 0,
+        round: id as u32,
+        opening,
+        game: "kalah".into(),
+        players: ["a".into(), "b".into()],
+        agents: ["a".into(), "b".into()],
+        seats,
+        seed: 0,
+        start: None,
+        opening_moves: String::new(),
+        moves: String::new(),
+        scores: [0, 0],
+        winner,
+        margin,
+        plies: 40,
+        duration_ms: 0.0,
+        end: "rules".into(),
+        error: None,
+        move_us: Vec::new(),
+        clock_ms: Vec::new(),
+        search: Vec::new(),
+    }
+}

@@ -269,11 +269,28 @@ fn reaches<G: ExactGame>(
     passes: bool,
     to_come: i32,
 ) -> bool {
-    match search.shared.rules.to_move(child) {
+    let rules = search.shared.rules;
+    reaches_by(rules, child, gain, passes, to_come, |state, threshold| {
+        Ok::<_, SolveError>(search.at_least(state, threshold))
+    })
+    .unwrap_or(false)
+}
+
+/// [`reaches`], whether the child's value is at least a threshold told by
+/// `at_least` (one search, or several threads' together).
+fn reaches_by<G: ExactGame, E>(
+    rules: &G,
+    child: &G::State,
+    gain: i32,
+    passes: bool,
+    to_come: i32,
+    mut at_least: impl FnMut(&G::State, i32) -> Result<bool, E>,
+) -> Result<bool, E> {
+    Ok(match rules.to_move(child) {
         None => gain >= to_come,
-        Some(_) if passes => !search.at_least(child, gain - to_come + 1),
-        Some(_) => search.at_least(child, to_come - gain),
-    }
+        Some(_) if passes => !at_least(child, gain - to_come + 1)?,
+        Some(_) => at_least(child, to_come - gain)?,
+    })
 }
 
 /// What one MTD(f) probe of a position's value established, for a
@@ -762,17 +779,14 @@ impl<G: ExactGame> Solver<G> {
         threads: usize,
         stop: StopCondition<'_>,
     ) -> Result<bool, SolveError> {
-        Ok(match self.rules.to_move(child) {
-            None => gain >= to_come,
-            Some(_) if passes => {
-                let threshold = gain - to_come + 1;
-                self.probe(shared, child, threshold, threads, stop)? < threshold
-            }
-            Some(_) => {
-                let threshold = to_come - gain;
-                self.probe(shared, child, threshold, threads, stop)? >= threshold
-            }
-        })
+        reaches_by(
+            &self.rules,
+            child,
+            gain,
+            passes,
+            to_come,
+            |state, threshold| Ok(self.probe(shared, state, threshold, threads, stop)? >= threshold),
+        )
     }
 
     /// The value of `state` and the moves that keep it: what a player
