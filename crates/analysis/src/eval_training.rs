@@ -13,10 +13,10 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+use mancala_core::{Game, GameSpec, Move};
 use mancala_evalnet::{EpochReport, Example, Inputs, TrainOptions, ValueNet};
 
-use crate::labels::{labels_rules, read_labels, LabelledGame, PHASE_SEEDS};
+use crate::labels::{labels_rules, read_labels, seeds_in_pits, LabelledGame, PHASE_SEEDS};
 use crate::{bad_input, AnalysisError, Result};
 
 /// How to train.
@@ -57,27 +57,42 @@ pub struct TrainingData {
     pub by_phase: Vec<u64>,
 }
 
-/// Reads the examples of `options.labels` for `inputs`.
+/// The game of the label folders of `options` (the first folder's; the
+/// others must be of the same).
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for no folder; the folder's read errors.
+pub fn labels_game(options: &EvalTrainingOptions) -> Result<GameSpec> {
+    let first = options
+        .labels
+        .first()
+        .ok_or_else(|| bad_input("no labels folder given"))?;
+    labels_rules(first)
+}
+
+/// Reads the examples of `options.labels` (labels of `rules`) for
+/// `inputs`.
 ///
 /// # Errors
 /// [`AnalysisError::BadInput`] for folders of other rules or positions that
 /// do not fit them; the folders' read errors.
-pub fn training_data(
+pub fn training_data<G: Game>(
+    rules: &G,
     options: &EvalTrainingOptions,
     inputs: &Inputs,
-) -> Result<(KalahRules, TrainingData)> {
+) -> Result<TrainingData> {
     let Some(first) = options.labels.first() else {
         return Err(bad_input("no labels folder given"));
     };
-    let rules = labels_rules(first)?;
-    inputs.check(&rules).map_err(|e| bad_input(e.to_string()))?;
+    inputs.check(rules).map_err(|e| bad_input(e.to_string()))?;
     let mut data = TrainingData::default();
     let mut seen: HashSet<u64> = HashSet::new();
+    let name = rules.to_string();
     for dir in &options.labels {
-        let other = labels_rules(dir)?;
-        if other != rules {
+        let other = labels_rules(dir)?.to_string();
+        if other != name {
             return Err(bad_input(format!(
-                "{} holds labels of {other}, not {rules} as {} does",
+                "{} holds labels of {other}, not {name} as {} does",
                 dir.display(),
                 first.display()
             )));
@@ -85,7 +100,7 @@ pub fn training_data(
         let mut failed = None;
         read_labels(dir, &mut |game: LabelledGame| {
             if failed.is_none() {
-                if let Err(e) = add_game(&rules, inputs, options, &game, &mut seen, &mut data) {
+                if let Err(e) = add_game(rules, inputs, options, &game, &mut seen, &mut data) {
                     failed = Some(e);
                 }
             }
@@ -94,12 +109,12 @@ pub fn training_data(
             return Err(bad_input(format!("{}: {e}", dir.display())));
         }
     }
-    Ok((rules, data))
+    Ok(data)
 }
 
 /// Adds the examples of one game.
-fn add_game(
-    rules: &KalahRules,
+fn add_game<G: Game>(
+    rules: &G,
     inputs: &Inputs,
     options: &EvalTrainingOptions,
     game: &LabelledGame,
@@ -126,7 +141,7 @@ fn add_game(
             let mv: Move = text
                 .parse()
                 .map_err(|e| format!("game {}: move `{text}`: {e}", game.id))?;
-            let mut child = state;
+            let mut child = state.clone();
             rules
                 .try_play(&mut child, mv)
                 .map_err(|e| format!("game {}: {}: {e}", game.id, p.position))?;
@@ -145,11 +160,11 @@ fn add_game(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn add_example(
-    rules: &KalahRules,
+fn add_example<G: Game>(
+    rules: &G,
     inputs: &Inputs,
     options: &EvalTrainingOptions,
-    state: &KalahState,
+    state: &G::State,
     margin: i32,
     validation: bool,
     seen: &mut HashSet<u64>,
@@ -163,9 +178,7 @@ fn add_example(
         data.excluded += 1;
         return;
     }
-    let rows = rules.row_seeds(state);
-    let phase = (u32::from(rows[Player::ZERO]) + u32::from(rows[Player::ONE])) / PHASE_SEEDS;
-    let phase = phase as usize;
+    let phase = (seeds_in_pits(rules, state) / PHASE_SEEDS) as usize;
     if data.by_phase.len() <= phase {
         data.by_phase.resize(phase + 1, 0);
     }
@@ -187,14 +200,18 @@ pub fn train_eval(
     options: &EvalTrainingOptions,
     report: &mut dyn FnMut(EpochReport),
 ) -> Result<(ValueNet, TrainingData)> {
-    let rules = labels_rules(
-        options
-            .labels
-            .first()
-            .ok_or_else(|| bad_input("no labels folder given"))?,
-    )?;
-    let inputs = Inputs::for_game(&rules, options.buckets);
-    let (rules, data) = training_data(options, &inputs)?;
+    let spec = labels_game(options)?;
+    mancala_core::with_game!(spec, rules => train_on(&rules, options, report))
+}
+
+/// [`train_eval`] on labels of `rules`.
+fn train_on<G: Game>(
+    rules: &G,
+    options: &EvalTrainingOptions,
+    report: &mut dyn FnMut(EpochReport),
+) -> Result<(ValueNet, TrainingData)> {
+    let inputs = Inputs::for_game(rules, options.buckets);
+    let data = training_data(rules, options, &inputs)?;
     if data.train.is_empty() {
         return Err(bad_input(format!(
             "no settled position to train on in {} games ({} positions, {} unsettled, {} left \

@@ -21,12 +21,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use mancala_agents::derive_seed;
+use mancala_agents::{derive_seed, Agent, AgentSpec, Budget};
 use mancala_arena::lines::{read_capped_line, CappedLine, MAX_RECORD_BYTES};
 use mancala_arena::{FolderLock, Shard};
-use mancala_core::{Game, KalahRules, KalahState, Move, Player};
+use mancala_core::{Game, GameSpec, Move, Player};
 use mancala_registry::AnyAgentSpec;
-use mancala_solver::{ExactSolver, Profile};
+use mancala_solver::{ExactSolver, Profile, Solvable};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -44,9 +44,9 @@ pub const PHASE_SEEDS: u32 = 8;
 
 /// How to label.
 #[derive(Clone, Debug)]
-pub struct LabelOptions {
-    /// The Kalah board and rules.
-    pub rules: KalahRules,
+pub struct LabelOptions<G> {
+    /// The game and its rules (one the solver takes).
+    pub rules: G,
     /// Games of the run (ids `0..games`; a shard labels a block of them).
     pub games: u64,
     /// Agents whose games give the positions (each game's two seats are
@@ -72,6 +72,11 @@ pub struct LabelOptions {
     pub db_dir: Option<PathBuf>,
     /// The block of games this run labels (`None`: all of them).
     pub shard: Option<Shard>,
+    /// Label by this search instead of the solver (`None`: exact labels):
+    /// for games the solver does not take, like Oware on a full board.
+    /// Each position's value is the value the search gives its best move,
+    /// rounded to a seed; moves get no value.
+    pub search: Option<String>,
 }
 
 /// What a folder's labels were made with: a resumed run must match it.
@@ -90,6 +95,17 @@ struct LabelIdentity {
     /// Absent in folders made before it existed, which had no cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     max_pit_seeds: Option<u32>,
+    /// The search whose values are the labels; absent for exact labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    search: Option<String>,
+}
+
+/// What values the positions of a run.
+enum Labeller<G: Solvable> {
+    /// The solver: exact values where it settles them.
+    Exact(std::sync::Arc<dyn ExactSolver<G>>),
+    /// A search: its value of the position.
+    Search(AnyAgentSpec),
 }
 
 /// One game's labels: a line of `labels.jsonl`.
@@ -182,8 +198,8 @@ impl LabelRun {
 /// folder another run holds or whose labels were made with other options;
 /// [`AnalysisError::Damaged`] for a damaged `labels.jsonl`;
 /// [`AnalysisError::Io`] when the files cannot be written.
-pub fn label(
-    options: &LabelOptions,
+pub fn label<G: Solvable>(
+    options: &LabelOptions<G>,
     dir: &Path,
     observer: &dyn Observer,
     stop: &AtomicBool,
@@ -194,20 +210,42 @@ pub fn label(
     } else {
         options.agents.clone()
     };
-    let mut sources = Vec::new();
-    for t in &texts {
-        let a = AnyAgentSpec::parse(t).map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
-        a.check(&rules)
-            .map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
-        sources.push(a);
-    }
-    let solver_options = solver_options(
-        &rules,
-        Profile::Solve,
-        None,
-        options.db_seeds,
-        options.db_dir.as_deref(),
-    )?;
+    let sources = texts
+        .iter()
+        .map(|t| playing_spec(&rules, t).map_err(|e| bad_input(format!("--agent {t}: {e}"))))
+        .collect::<Result<Vec<_>>>()?;
+    // A search labels without the solver; the solver's options are checked
+    // before anything is written.
+    let (search, solver_options) = match &options.search {
+        Some(text) => {
+            let spec = playing_spec(&rules, text)
+                .and_then(|spec| match &spec {
+                    AnyAgentSpec::Classical(AgentSpec::Minimax(m))
+                        if matches!(m.budget, Budget::Depth(_)) =>
+                    {
+                        Ok(spec)
+                    }
+                    _ => Err(
+                        "labels are searched by minimax to a depth (minimax:depth=D), \
+                              whose values are margins in seeds and the same on any machine"
+                            .to_string(),
+                    ),
+                })
+                .map_err(|e| bad_input(format!("--search {text}: {e}")))?;
+            (Some(spec), None)
+        }
+        None => {
+            let o = solver_options(
+                &rules,
+                Profile::Solve,
+                None,
+                options.db_seeds,
+                options.db_dir.as_deref(),
+            )?;
+            (None, Some(o))
+        }
+    };
+    let endgame_seeds = solver_options.as_ref().map_or(0, |o| o.endgame_seeds);
     fs::create_dir_all(dir).map_err(|source| AnalysisError::Io {
         action: "create",
         path: dir.to_path_buf(),
@@ -222,28 +260,33 @@ pub fn label(
         opening_plies: options.opening_plies,
         seed: options.seed,
         nodes: options.nodes,
-        endgame_seeds: solver_options.endgame_seeds,
+        endgame_seeds,
         shard: options.shard,
         max_pit_seeds: options.max_pit_seeds,
+        search: options.search.clone(),
     };
     check_identity(dir, &identity)?;
     let done = kept_games(&dir.join(LABELS_FILE))?;
 
     let pool = crate::thread_pool(options.threads)?;
-    let solver = build_solver(
-        &rules,
-        &solver_options,
-        options.threads,
-        &rules.to_string(),
-        observer,
-    )?;
+    let labeller = match (search, solver_options) {
+        (Some(spec), _) => Labeller::Search(spec),
+        (None, Some(o)) => Labeller::Exact(build_solver(
+            &rules,
+            &o,
+            options.threads,
+            &rules.to_string(),
+            observer,
+        )?),
+        (None, None) => unreachable!("a run without a search has solver options"),
+    };
     let ids = options
         .shard
         .map_or(0..options.games, |s| s.range(options.games));
     let todo: Vec<u64> = ids.filter(|id| !done.contains(id)).collect();
     let mut run = LabelRun {
         kept: done.len() as u64,
-        endgame_seeds: solver_options.endgame_seeds,
+        endgame_seeds,
         ..LabelRun::default()
     };
     let path = dir.join(LABELS_FILE);
@@ -266,8 +309,7 @@ pub fn label(
                 if stop.load(Ordering::Relaxed) {
                     return Ok(None);
                 }
-                let Some((game, phases)) = label_game(solver.as_ref(), &sources, options, id)
-                else {
+                let Some((game, phases)) = label_game(&labeller, &sources, options, id) else {
                     return Ok(None);
                 };
                 let mut line = serde_json::to_vec(&game)
@@ -302,6 +344,13 @@ pub fn label(
     run.seconds = t0.elapsed().as_secs_f64();
     run.interrupted = stop.load(Ordering::Relaxed);
     Ok(run)
+}
+
+/// The agent of `text`, checked to play `rules`.
+fn playing_spec<G: Solvable>(rules: &G, text: &str) -> std::result::Result<AnyAgentSpec, String> {
+    let spec = AnyAgentSpec::parse(text).map_err(|e| e.to_string())?;
+    spec.check(rules).map_err(|e| e.to_string())?;
+    Ok(spec)
 }
 
 /// Writes `identity` into a new folder, or checks that the folder's is the
@@ -417,7 +466,7 @@ fn kept_games(path: &Path) -> Result<std::collections::HashSet<u64>> {
 ///
 /// # Errors
 /// [`AnalysisError::Io`] or [`AnalysisError::Damaged`].
-pub fn labels_rules(dir: &Path) -> Result<KalahRules> {
+pub fn labels_rules(dir: &Path) -> Result<GameSpec> {
     let path = dir.join(LABELS_IDENTITY);
     let text = fs::read_to_string(&path).map_err(|source| AnalysisError::Io {
         action: "read",
@@ -430,11 +479,10 @@ pub fn labels_rules(dir: &Path) -> Result<KalahRules> {
     };
     let identity: LabelIdentity = serde_json::from_str(&text)
         .map_err(|e| damaged(format!("not a description of labels ({e})")))?;
-    match identity.game.parse::<mancala_core::GameSpec>() {
-        Ok(mancala_core::GameSpec::Kalah(rules)) => Ok(rules),
-        Ok(other) => Err(damaged(format!("game `{other}`: labels are of Kalah"))),
-        Err(e) => Err(damaged(format!("game `{}`: {e}", identity.game))),
-    }
+    identity
+        .game
+        .parse::<GameSpec>()
+        .map_err(|e| damaged(format!("game `{}`: {e}", identity.game)))
 }
 
 /// Calls `each` with every whole game of the folder's `labels.jsonl`, in
@@ -483,10 +531,10 @@ pub fn read_labels(dir: &Path, each: &mut dyn FnMut(LabelledGame)) -> Result<u64
 
 /// Plays game `id` and settles each of its positions after the opening;
 /// `None` if the game ended within the opening or an agent failed.
-fn label_game(
-    solver: &dyn ExactSolver<KalahRules>,
+fn label_game<G: Solvable>(
+    labeller: &Labeller<G>,
     sources: &[AnyAgentSpec],
-    options: &LabelOptions,
+    options: &LabelOptions<G>,
     id: u64,
 ) -> Option<(LabelledGame, Vec<PhaseTally>)> {
     let rules = &options.rules;
@@ -498,19 +546,27 @@ fn label_game(
     )?;
     let mut phases: Vec<PhaseTally> = Vec::new();
     let mut positions = Vec::with_capacity(played.positions.len());
+    let mut searcher = match labeller {
+        Labeller::Search(spec) => Some(spec.build(rules)),
+        Labeller::Exact(_) => None,
+    };
     for (ply, state) in &played.positions {
         let t0 = Instant::now();
-        let setup = rules.setup(state);
-        let seeds_in_pits: u32 = [Player::ZERO, Player::ONE]
-            .iter()
-            .flat_map(|&p| setup.rows[p].iter())
-            .map(|&s| u32::from(s))
-            .sum();
+        let seeds_in_pits = seeds_in_pits(rules, state);
         let nodes = match options.max_pit_seeds {
             Some(max) if seeds_in_pits > max => 0,
             _ => options.nodes,
         };
-        let labelled = label_position(solver, nodes, *ply, state);
+        let labelled = match (labeller, &mut searcher) {
+            (Labeller::Exact(solver), _) => label_position(solver.as_ref(), nodes, *ply, state),
+            (Labeller::Search(_), Some(agent)) => {
+                // A fresh search of each position: its value depends on the
+                // position alone, not on the ones searched before it.
+                agent.new_game(derive_seed(options.seed, id));
+                search_position(rules, agent.as_mut(), *ply, state)
+            }
+            (Labeller::Search(_), None) => unreachable!("a search labeller has its agent"),
+        };
         let phase = (seeds_in_pits / PHASE_SEEDS) as usize;
         if phases.len() <= phase {
             phases.resize(phase + 1, PhaseTally::default());
@@ -532,23 +588,74 @@ fn label_game(
     ))
 }
 
+/// Seeds in both rows of pits: the phase of the game.
+pub(crate) fn seeds_in_pits<G: Game>(rules: &G, state: &G::State) -> u32 {
+    let rows = rules.row_seeds(state);
+    u32::from(rows[Player::ZERO]) + u32::from(rows[Player::ONE])
+}
+
+/// `state` with the value `agent`'s search gives it (`None` when the agent
+/// fails or says no value); its moves get none.
+fn search_position<G: Solvable>(
+    rules: &G,
+    agent: &mut dyn Agent<G>,
+    ply: u32,
+    state: &G::State,
+) -> LabelledPosition {
+    let mover = rules.to_move(state).expect("a position of a game not over");
+    // A forced move is played without a search (the agent says no value):
+    // the position's value is that of the first position after its forced
+    // moves with a choice, or of the game's end.
+    let mut at = state.clone();
+    let value = loop {
+        let Some(next) = rules.to_move(&at) else {
+            break rules.outcome(&at).map(|o| o.margin_for(mover));
+        };
+        let legal = rules.legal_moves(&at);
+        if legal.len() == 1 {
+            rules.play_unchecked(&mut at, legal.nth(0));
+            continue;
+        }
+        let value = agent
+            .choose(rules, &at)
+            .ok()
+            .and_then(|_| agent.info().value)
+            .map(|v| v.round() as i32);
+        break if next == mover {
+            value
+        } else {
+            value.map(|v| -v)
+        };
+    };
+    LabelledPosition {
+        ply,
+        position: rules.setup(state).to_string(),
+        value,
+        moves: rules
+            .legal_moves(state)
+            .into_iter()
+            .map(|mv: Move| (mv.to_string(), None))
+            .collect(),
+    }
+}
+
 /// `state`, settled: its value and each move's, for its mover.
-fn label_position(
-    solver: &dyn ExactSolver<KalahRules>,
+fn label_position<G: Solvable>(
+    solver: &dyn ExactSolver<G>,
     nodes: u64,
     ply: u32,
-    state: &KalahState,
+    state: &G::State,
 ) -> LabelledPosition {
     let rules = solver.rules();
     // A scratch table that cannot be had settles nothing: the position is
     // written unlabelled rather than the run stopped.
-    let settle = |s: &KalahState| solver.settle(s, nodes).ok().flatten();
+    let settle = |s: &G::State| solver.settle(s, nodes).ok().flatten();
     let mover = rules.to_move(state).expect("a position of a game not over");
     let moves: Vec<(String, Option<i32>)> = rules
         .legal_moves(state)
         .into_iter()
         .map(|mv: Move| {
-            let mut child = *state;
+            let mut child = state.clone();
             rules.play_unchecked(&mut child, mv);
             let value = match rules.outcome(&child) {
                 Some(outcome) => Some(outcome.margin_for(mover)),
@@ -579,7 +686,9 @@ mod tests {
     use super::*;
     use mancala_agents::StopCondition;
 
-    fn options(games: u64, threads: usize) -> LabelOptions {
+    use mancala_core::{KalahRules, OwareRules};
+
+    fn options(games: u64, threads: usize) -> LabelOptions<KalahRules> {
         LabelOptions {
             rules: KalahRules::new(4, 3).unwrap(),
             games,
@@ -592,30 +701,22 @@ mod tests {
             db_dir: None,
             shard: None,
             max_pit_seeds: None,
+            search: None,
         }
     }
 
-    fn lines(dir: &Path) -> Vec<LabelledGame> {
-        let mut all: Vec<LabelledGame> = fs::read_to_string(dir.join(LABELS_FILE))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        all.sort_by_key(|g| g.id);
-        all
-    }
-
-    #[test]
-    fn labels_are_the_solvers_values() {
+    /// Labels `o` and checks every settled value against a solver of
+    /// its own; returns the run and the values checked.
+    fn check_against_solver<G: Solvable>(o: &LabelOptions<G>) -> (LabelRun, usize) {
         let dir = tempfile::tempdir().unwrap();
         let never = AtomicBool::new(false);
-        let o = options(6, 2);
-        let run = label(&o, dir.path(), &(), &never).unwrap();
-        assert_eq!(run.games, 6);
+        let run = label(o, dir.path(), &(), &never).unwrap();
+        assert_eq!(run.games, o.games);
         let games = lines(dir.path());
-        assert_eq!(games.len(), 6);
+        assert_eq!(games.len() as u64, o.games);
         let solver =
-            mancala_solver::Solver::new(o.rules, &mancala_solver::SolverOptions::small()).unwrap();
+            mancala_solver::exact_solver(&o.rules, &mancala_solver::SolverOptions::small())
+                .unwrap();
         let mut checked = 0;
         for game in &games {
             for p in &game.positions {
@@ -633,16 +734,151 @@ mod tests {
                 checked += 1;
             }
         }
-        // Kalah(4,3) is small: nearly everything settles.
-        let total = run.total();
         assert_eq!(
-            total.positions as usize,
+            run.total().positions as usize,
             games.iter().map(|g| g.positions.len()).sum::<usize>()
         );
+        (run, checked)
+    }
+
+    fn lines(dir: &Path) -> Vec<LabelledGame> {
+        let mut all: Vec<LabelledGame> = fs::read_to_string(dir.join(LABELS_FILE))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        all.sort_by_key(|g| g.id);
+        all
+    }
+
+    #[test]
+    fn labels_are_the_solvers_values() {
+        let (run, checked) = check_against_solver(&options(6, 2));
+        // Kalah(4,3) is small: nearly everything settles.
+        let total = run.total();
         assert!(
             checked > 40 && total.settled * 10 > total.positions * 9,
             "{total:?}"
         );
+    }
+
+    #[test]
+    fn congkak_labels_are_the_solvers_values() {
+        let k = options(6, 2);
+        let Ok(GameSpec::Congkak(rules)) = "congkak:pits=4,seeds=3".parse() else {
+            panic!("a Congkak spec")
+        };
+        let o = LabelOptions {
+            rules,
+            games: k.games,
+            agents: k.agents,
+            opening_plies: k.opening_plies,
+            seed: k.seed,
+            nodes: k.nodes,
+            max_pit_seeds: None,
+            threads: k.threads,
+            db_seeds: Some(6),
+            db_dir: None,
+            shard: None,
+            search: None,
+        };
+        let (run, checked) = check_against_solver(&o);
+        let total = run.total();
+        assert!(
+            checked > 30 && total.settled * 10 > total.positions * 9,
+            "{total:?}"
+        );
+    }
+
+    #[test]
+    fn a_forced_move_is_valued_by_the_first_position_with_a_choice_after_it() {
+        // Kalah(2,1): south's only seed in pit 2 goes to the store (an extra
+        // turn with nothing left: the game ends).
+        let rules = KalahRules::new(2, 1).unwrap();
+        let spec = AnyAgentSpec::parse("minimax:depth=4").unwrap();
+        let mut agent = spec.build(&rules);
+        let state = rules.parse_position("0,1/1,1/1,0/0").unwrap();
+        let p = search_position(&rules, agent.as_mut(), 0, &state);
+        assert_eq!(p.moves.len(), 1);
+        let mut after = state;
+        rules.play_unchecked(&mut after, rules.legal_moves(&state).nth(0));
+        let want = match rules.outcome(&after) {
+            Some(o) => o.margin_for(Player::ZERO),
+            None => {
+                let mut a = spec.build(&rules);
+                a.choose(&rules, &after).unwrap();
+                let v = a.info().value.unwrap().round() as i32;
+                if rules.to_move(&after) == Some(Player::ZERO) {
+                    v
+                } else {
+                    -v
+                }
+            }
+        };
+        assert_eq!(p.value, Some(want));
+    }
+
+    #[test]
+    fn search_labels_are_minimax_values_and_only_minimax_to_a_depth_labels() {
+        let never = AtomicBool::new(false);
+        let rules = OwareRules::default();
+        let o = LabelOptions {
+            rules,
+            games: 2,
+            agents: vec!["greedy".into(), "minimax:depth=2".into()],
+            opening_plies: 2,
+            seed: 3,
+            nodes: 0,
+            max_pit_seeds: None,
+            threads: 2,
+            db_seeds: None,
+            db_dir: None,
+            shard: None,
+            search: Some("minimax:depth=3".into()),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        label(&o, dir.path(), &(), &never).unwrap();
+        let identity = fs::read_to_string(dir.path().join(LABELS_IDENTITY)).unwrap();
+        assert!(
+            identity.contains("\"search\": \"minimax:depth=3\""),
+            "{identity}"
+        );
+        let spec = AnyAgentSpec::parse("minimax:depth=3").unwrap();
+        let mut checked = 0;
+        for game in lines(dir.path()) {
+            for p in &game.positions {
+                assert!(p.value.is_some() && p.moves.iter().all(|m| m.1.is_none()));
+                let state = rules.parse_position(&p.position).unwrap();
+                if p.moves.len() == 1 {
+                    // A forced move: its value comes from after it.
+                    continue;
+                }
+                let mut agent = spec.build(&rules);
+                agent.choose(&rules, &state).unwrap();
+                let want = agent.info().value.map(|v| v.round() as i32);
+                assert_eq!(p.value, want, "{}", p.position);
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "{checked}");
+
+        for bad in ["mcts:sims=10", "minimax:time=10ms", "greedy", "bogus"] {
+            let o = LabelOptions {
+                search: Some(bad.into()),
+                ..o.clone()
+            };
+            let dir = tempfile::tempdir().unwrap();
+            let e = label(&o, dir.path(), &(), &never).unwrap_err().to_string();
+            assert!(e.contains("--search"), "{bad}: {e}");
+            assert!(!dir.path().join(LABELS_IDENTITY).exists());
+        }
+        // Without a search, a board the solver does not take is refused
+        // before anything is written.
+        let o = LabelOptions { search: None, ..o };
+        let dir = tempfile::tempdir().unwrap();
+        let e = label(&o, dir.path(), &(), &never).unwrap_err().to_string();
+        assert!(e.contains("too large"), "{e}");
+        assert!(!dir.path().join(LABELS_IDENTITY).exists());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use mancala_agents::{derive_seed, StopCondition};
 use mancala_core::{Game, KalahRules, KalahState};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
-use mancala_solver::Profile;
+use mancala_solver::{Profile, Solvable};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -233,26 +233,26 @@ fn pick_position(
 }
 
 /// A game between two agents drawn from a list, and its positions.
-pub(crate) struct SourcedGame {
+pub(crate) struct SourcedGame<S> {
     /// The agents' specs in seats 0 and 1.
     pub agents: [String; 2],
     /// Every position after the opening where a player was to move, with
     /// the plies before it.
-    pub positions: Vec<(u32, KalahState)>,
+    pub positions: Vec<(u32, S)>,
     /// Every position of the game, the opening's and the last included.
-    pub every_position: Vec<KalahState>,
+    pub every_position: Vec<S>,
 }
 
 /// Plays the game of `seed`: two of `sources` drawn for the seats, then
 /// `opening_plies` random moves, then the agents' moves to the end.
 /// Returns it with its random stream, for draws that follow from the same
 /// seed; `None` if an agent failed.
-pub(crate) fn sourced_game(
-    rules: &KalahRules,
+pub(crate) fn sourced_game<G: Solvable>(
+    rules: &G,
     sources: &[AnyAgentSpec],
     opening_plies: u32,
     seed: u64,
-) -> Option<(SourcedGame, SmallRng)> {
+) -> Option<(SourcedGame<G::State>, SmallRng)> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let picked = [
         &sources[rng.random_range(0..sources.len())],
@@ -263,21 +263,21 @@ pub(crate) fn sourced_game(
     seats[1].new_game(derive_seed(seed, 2));
     let mut state = rules.start();
     let mut seen = Vec::new();
-    let mut every_position = vec![state];
+    let mut every_position = vec![state.clone()];
     let mut ply = 0u32;
     while let Some(mover) = rules.to_move(&state) {
         let mv = if ply < opening_plies {
             let legal = rules.legal_moves(&state);
             legal.nth(rng.random_range(0..legal.len()))
         } else {
-            seen.push((ply, state));
+            seen.push((ply, state.clone()));
             seats[mover.index()].choose(rules, &state).ok()?
         };
         for s in seats.iter_mut() {
             s.observe(mv);
         }
         rules.play_unchecked(&mut state, mv);
-        every_position.push(state);
+        every_position.push(state.clone());
         ply += 1;
     }
     let game = SourcedGame {

@@ -8,6 +8,7 @@ use clap::Args;
 use mancala_analysis::labels::{self, LabelOptions, PHASE_SEEDS};
 use mancala_arena::Shard;
 use mancala_core::GameSpec;
+use mancala_solver::Solvable;
 
 use super::cli_error;
 use crate::progress::AnalysisProgress;
@@ -16,7 +17,8 @@ use crate::{bad_input, Interrupted};
 /// Arguments of `mancala analyze labels`.
 #[derive(Args, Debug)]
 pub struct LabelsArgs {
-    /// The Kalah board and rules.
+    /// The game and its rules: any Kalah, single-round Congkak, or an Oware
+    /// board the solver takes.
     #[arg(long, short, default_value = "kalah")]
     game: String,
     /// Games of the run: every position of each after the opening is
@@ -56,6 +58,12 @@ pub struct LabelsArgs {
     /// together are the whole run's.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// Label by this search instead of the solver, for games it does not
+    /// take (Oware on a full board): each position's value is the value
+    /// minimax to a depth gives it (e.g. minimax:depth=10), rounded to a
+    /// seed; moves get no value.
+    #[arg(long, value_name = "SPEC")]
+    search: Option<String>,
     /// The folder to write (labels.json, labels.jsonl); rerun the same
     /// command to resume it.
     #[arg(long, short)]
@@ -71,11 +79,11 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
         .game
         .parse::<GameSpec>()
         .map_err(|e| bad_input(format!("--game: {e}")))?;
-    let GameSpec::Kalah(rules) = spec else {
-        return Err(bad_input(format!(
-            "--game: labels need the Kalah solver; not {spec}"
-        )));
-    };
+    mancala_core::with_game!(spec, rules => label(rules, args))
+}
+
+/// `mancala analyze labels` on `rules`.
+fn label<G: Solvable>(rules: G, args: &LabelsArgs) -> Result<()> {
     let options = LabelOptions {
         rules,
         games: args.games,
@@ -88,6 +96,7 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
         db_seeds: args.db_seeds,
         db_dir: crate::solve_cmd::default_db_dir(),
         shard: args.shard,
+        search: args.search.clone(),
     };
     let progress = AnalysisProgress::new(args.quiet);
     let run =
