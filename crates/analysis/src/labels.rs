@@ -241,7 +241,14 @@ pub fn label<G: Solvable>(
                 None,
                 options.db_seeds,
                 options.db_dir.as_deref(),
-            )?;
+            )
+            .map_err(|e| match e {
+                // Past the exact solvers, a search still labels.
+                AnalysisError::Refused(_) => bad_input(format!(
+                    "{e}; label it by a search instead (--search minimax:depth=D)"
+                )),
+                e => e,
+            })?;
             (None, Some(o))
         }
     };
@@ -877,7 +884,7 @@ mod tests {
         let o = LabelOptions { search: None, ..o };
         let dir = tempfile::tempdir().unwrap();
         let e = label(&o, dir.path(), &(), &never).unwrap_err().to_string();
-        assert!(e.contains("too large"), "{e}");
+        assert!(e.contains("too large") && e.contains("--search"), "{e}");
         assert!(!dir.path().join(LABELS_IDENTITY).exists());
     }
 
