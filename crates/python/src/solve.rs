@@ -96,12 +96,13 @@ fn solve_position<G: Solvable>(
         .downcast_ref::<Pos<G>>()
         .expect("the state is of the game of its spec")
         .state;
-    let solver = SOLVERS.get(rules, options)?;
     let stop = StopCondition {
         deadline,
         cancel: Some(cancel),
         clock: None,
     };
+    // The timeout (and Ctrl-C) also end a wait for another build.
+    let solver = SOLVERS.get_or_stop(rules, options, stop)?;
     let s = solver.solve_until(state, threads, stop)?;
     let pits = rules.pits();
     let action = |m: Move| m.action_index(pits);

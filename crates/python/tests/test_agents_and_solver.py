@@ -173,6 +173,38 @@ def test_a_solve_longer_than_its_timeout_raises_timeout_error():
     mancala.clear_solver()
 
 
+def test_a_timeout_also_ends_the_wait_for_another_build():
+    # Another thread builds a database of seconds (13 seeds on six pits,
+    # kept in memory only); a solve with a short timeout meanwhile waits for
+    # that build (one at a time) only until its timeout.
+    big = mancala.Game("kalah:pits=6,seeds=3").new_initial_state()
+    errors = []
+
+    def build():
+        try:
+            mancala.solve(big, db_seeds=13, db_cache=False, tt=16, timeout=0.05, threads=1)
+        except TimeoutError:
+            pass
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    builder = threading.Thread(target=build)
+    builder.start()
+    time.sleep(0.3)
+    small = mancala.Game("kalah:pits=3,seeds=2").new_initial_state()
+    started = time.monotonic()
+    try:
+        with pytest.raises(TimeoutError):
+            mancala.solve(small, tt=16, timeout=0.2)
+        waited = time.monotonic() - started
+        assert builder.is_alive(), "the build ended before the wait could be tested"
+        assert waited < 1.0, waited
+    finally:
+        builder.join()
+        mancala.clear_solver()
+    assert not errors, errors
+
+
 def test_the_database_cache_folder_is_used(tmp_path):
     state = mancala.Game("kalah:pits=4,seeds=3").new_initial_state()
     first = mancala.solve(state, db_dir=str(tmp_path), db_seeds=6)

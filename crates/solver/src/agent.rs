@@ -187,6 +187,9 @@ impl std::fmt::Display for PerfectSpec {
 enum Failure {
     Stopped,
     GameOver,
+    /// The pool could not give a solver (a build that failed, perhaps for
+    /// want of memory): the fallback, if any, moves.
+    Unavailable(String),
     Failed(String),
 }
 
@@ -250,7 +253,13 @@ impl<G: Solvable> Perfect<G> {
             Some(s) if s.solves(game) => Arc::clone(s),
             _ => {
                 let options = self.spec.options(game);
-                let s = self.solvers.get_by(game, &options, stop)?;
+                let s = self
+                    .solvers
+                    .get_by(game, &options, stop)
+                    .map_err(|e| match e {
+                        SolveError::Stopped => Failure::Stopped,
+                        e => Failure::Unavailable(e.to_string()),
+                    })?;
                 self.solver = Some(Arc::clone(&s));
                 s
             }
@@ -305,25 +314,32 @@ impl<G: Solvable> Agent<G> for Perfect<G> {
                 self.info.pv = Pv::of([mv]);
                 Ok(mv)
             }
-            Err(Failure::Stopped) if !outer.reached() => match &mut self.fallback {
-                Some(fallback) => {
-                    // The fallback plans with the clock as it is now.
-                    let mut outer = outer;
-                    if let (Some(clock), Some(mover)) = (&mut outer.clock, game.to_move(state)) {
-                        clock.remaining[mover.index()] =
-                            clock.remaining[mover.index()].saturating_sub(t0.elapsed());
+            Err(failure @ (Failure::Stopped | Failure::Unavailable(_))) if !outer.reached() => {
+                match &mut self.fallback {
+                    Some(fallback) => {
+                        // The fallback plans with the clock as it is now.
+                        let mut outer = outer;
+                        if let (Some(clock), Some(mover)) = (&mut outer.clock, game.to_move(state))
+                        {
+                            clock.remaining[mover.index()] =
+                                clock.remaining[mover.index()].saturating_sub(t0.elapsed());
+                        }
+                        let answer = fallback.choose_until(game, state, outer);
+                        // What the move was chosen by, over the whole move's time.
+                        self.info = SearchInfo {
+                            elapsed: t0.elapsed(),
+                            ..fallback.info()
+                        };
+                        answer
                     }
-                    let answer = fallback.choose_until(game, state, outer);
-                    // What the move was chosen by, over the whole move's time.
-                    self.info = SearchInfo {
-                        elapsed: t0.elapsed(),
-                        ..fallback.info()
-                    };
-                    answer
+                    None => Err(match failure {
+                        Failure::Unavailable(why) => AgentError::Failed(why),
+                        _ => AgentError::Stopped,
+                    }),
                 }
-                None => Err(AgentError::Stopped),
-            },
+            }
             Err(Failure::Stopped) => Err(AgentError::Stopped),
+            Err(Failure::Unavailable(why)) => Err(AgentError::Failed(why)),
             Err(Failure::GameOver) => Err(AgentError::GameOver),
             Err(Failure::Failed(why)) => Err(AgentError::Failed(why)),
         }
@@ -384,6 +400,27 @@ mod tests {
         // The build went on in the background, for the moves to come.
         let solver = pool.get(&rules, &spec.options(&rules)).unwrap();
         assert_eq!(solver.rules(), &rules);
+    }
+
+    #[test]
+    fn a_pool_that_cannot_build_leaves_the_move_to_the_fallback() {
+        let rules = KalahRules::new(4, 3).unwrap();
+        let spec = PerfectSpec::parse("perfect:time=1s,fallback=greedy").unwrap();
+        let pool = Arc::new(Solvers::new(1));
+        let out_of_memory = || SolveError::Table(crate::TableError::Allocation { mib: 1 << 20 });
+        pool.insert_failed(&rules, &spec.options(&rules), out_of_memory());
+        let mut agent = spec.build_with::<KalahRules>(Arc::clone(&pool));
+        let mv = agent.choose(&rules, &rules.start()).unwrap();
+        assert!(rules.legal_moves(&rules.start()).contains(mv));
+        assert_ne!(agent.info().kind, SearchKind::Exact);
+        // Without a fallback the failure is the agent's, and says why.
+        let alone = PerfectSpec::parse("perfect").unwrap();
+        pool.insert_failed(&rules, &alone.options(&rules), out_of_memory());
+        let mut agent = alone.build_with::<KalahRules>(Arc::clone(&pool));
+        match agent.choose(&rules, &rules.start()) {
+            Err(AgentError::Failed(why)) => assert!(why.contains("cannot allocate"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

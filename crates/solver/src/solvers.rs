@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
 use mancala_core::{CongkakRules, Game, KalahRules, OwareRules, Rounds};
@@ -315,18 +315,32 @@ pub fn build_solver<G: Solvable>(
     }
 }
 
+/// What a build gave: the solver, or why not (shared by every caller
+/// waiting for it).
+type Built<G> = Result<Arc<dyn ExactSolver<G>>, Arc<SolveError>>;
+
+/// Where the callers waiting for a build find what it gave, whatever
+/// happens to the build's slot meanwhile (a full pool may let the new
+/// solver go before a waiter wakes).
+type Ticket<G> = Arc<OnceLock<Built<G>>>;
+
 /// One rule set's solver in a pool.
 enum Slot<G: Solvable> {
-    /// Being built (on a caller's thread or in the background).
-    Building,
+    /// Being built (on a caller's thread or in the background); the build
+    /// puts what it gives in the ticket.
+    Building(Ticket<G>),
     /// Built; `used` orders the slots by their last use, for eviction.
     Ready {
         solver: Arc<dyn ExactSolver<G>>,
         used: u64,
     },
-    /// The build failed: every later request gets the same error, since
-    /// the same rules and options would fail the same way.
-    Failed(Arc<SolveError>),
+    /// A background build failed: requests until `retry` get the same
+    /// error (the same rules and options would most likely fail the same
+    /// way), later ones build again (memory may have been freed since).
+    Failed {
+        error: Arc<SolveError>,
+        retry: Instant,
+    },
 }
 
 /// A key of a shelf: the rules (as they print: the game is the shelf's)
@@ -365,7 +379,18 @@ impl<G: Solvable> Shelf<G> {
             })
             .min_by_key(|&(_, used)| used)
     }
+
+    /// Takes the slot of `key` out, to be dropped once the pool's lock is
+    /// let go.
+    fn take(&mut self, key: &Key) -> Option<Evicted> {
+        self.slots.remove(key).map(|slot| Box::new(slot) as Evicted)
+    }
 }
+
+/// A slot taken out of the pool. It is dropped after the pool's lock is let
+/// go: freeing a table of gigabytes takes a while, and other callers should
+/// not wait for it.
+type Evicted = Box<dyn Send>;
 
 /// Every game's shelf, under the pool's one lock.
 #[doc(hidden)]
@@ -386,23 +411,32 @@ impl Shelves {
         self.kalah.built() + self.congkak.built() + self.oware.built()
     }
 
-    /// Forgets the least recently used built solver, of whichever game.
-    /// Its memory goes once the agents still playing from it are done.
-    fn evict_one(&mut self) {
-        let oldest = [
-            self.kalah.oldest().map(|(k, u)| (0, k.clone(), u)),
-            self.congkak.oldest().map(|(k, u)| (1, k.clone(), u)),
-            self.oware.oldest().map(|(k, u)| (2, k.clone(), u)),
-        ]
-        .into_iter()
-        .flatten()
-        .min_by_key(|&(_, _, used)| used);
-        match oldest {
-            Some((0, key, _)) => drop(self.kalah.slots.remove(&key)),
-            Some((1, key, _)) => drop(self.congkak.slots.remove(&key)),
-            Some((_, key, _)) => drop(self.oware.slots.remove(&key)),
-            None => {}
+    /// Takes out least recently used built solvers, of whichever game,
+    /// until fewer than `capacity` are left. Their memory goes once the
+    /// caller drops them and the agents still playing from them are done.
+    fn make_room(&mut self, capacity: usize) -> Vec<Evicted> {
+        let mut evicted = Vec::new();
+        while self.built() >= capacity {
+            let oldest = [
+                self.kalah.oldest().map(|(k, u)| (0, k.clone(), u)),
+                self.congkak.oldest().map(|(k, u)| (1, k.clone(), u)),
+                self.oware.oldest().map(|(k, u)| (2, k.clone(), u)),
+            ]
+            .into_iter()
+            .flatten()
+            .min_by_key(|&(_, _, used)| used);
+            let taken = match oldest {
+                Some((0, key, _)) => self.kalah.take(&key),
+                Some((1, key, _)) => self.congkak.take(&key),
+                Some((_, key, _)) => self.oware.take(&key),
+                None => None,
+            };
+            match taken {
+                Some(slot) => evicted.push(slot),
+                None => break,
+            }
         }
+        evicted
     }
 }
 
@@ -412,9 +446,16 @@ impl Shelves {
 /// used to make room, and builds one at a time.
 pub struct Solvers {
     capacity: usize,
+    /// Threads a build may use (`None`: rayon's global pool, every core).
+    build_threads: Option<usize>,
+    /// How long a failed background build's error is given to later
+    /// requests before they build again.
+    retry_failed_after: Duration,
     shelves: Mutex<Shelves>,
     /// Told when a build ends.
     built: Condvar,
+    /// Builds begun.
+    builds: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Solvers {
@@ -427,14 +468,35 @@ impl std::fmt::Debug for Solvers {
 /// How often a waiting caller looks at its stop condition.
 const WAIT_STEP: Duration = Duration::from_millis(20);
 
+/// How long a failed background build's error stands by default.
+pub const RETRY_FAILED_AFTER: Duration = Duration::from_secs(30);
+
 impl Solvers {
-    /// A pool keeping at most `capacity` built solvers (at least one).
+    /// A pool keeping at most `capacity` built solvers (at least one),
+    /// building on every core.
     pub fn new(capacity: usize) -> Solvers {
         Solvers {
             capacity: capacity.max(1),
+            build_threads: None,
+            retry_failed_after: RETRY_FAILED_AFTER,
             shelves: Mutex::default(),
             built: Condvar::new(),
+            builds: Default::default(),
         }
+    }
+
+    /// The pool with its builds on at most `threads` threads (a server's
+    /// share of the machine).
+    pub fn with_build_threads(mut self, threads: usize) -> Solvers {
+        self.build_threads = Some(threads.max(1));
+        self
+    }
+
+    /// The pool with a failed background build's error given for `after`
+    /// (default [`RETRY_FAILED_AFTER`]) before a request builds again.
+    pub fn with_retry_failed_after(mut self, after: Duration) -> Solvers {
+        self.retry_failed_after = after;
+        self
     }
 
     /// The process's pool, which agents built without one of their own
@@ -460,6 +522,12 @@ impl Solvers {
         self.len() == 0
     }
 
+    /// Builds begun by this pool: how often solvers were built, and built
+    /// again after being let go or failing.
+    pub fn builds(&self) -> u64 {
+        self.builds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Puts `solver`, a solver of `rules` built with `options`, in the
     /// pool (making room as for a build): a solver a caller built, its
     /// table warm, for agents to play from.
@@ -470,15 +538,15 @@ impl Solvers {
         solver: Arc<dyn ExactSolver<G>>,
     ) {
         let mut shelves = self.lock();
-        while shelves.built() >= self.capacity {
-            shelves.evict_one();
-        }
+        let evicted = shelves.make_room(self.capacity);
         shelves.clock += 1;
         let used = shelves.clock;
-        G::shelf(&mut shelves).slots.insert(
+        let replaced = G::shelf(&mut shelves).slots.insert(
             (rules.to_string(), options.clone()),
             Slot::Ready { solver, used },
         );
+        drop(shelves);
+        drop((evicted, replaced));
     }
 
     /// A solver of `rules` the pool holds, with whatever options; `None`
@@ -498,28 +566,52 @@ impl Solvers {
     /// Forgets every solver built (and every failed build); a build in
     /// progress goes on. The memory goes once no agent plays from them.
     pub fn clear(&self) {
-        let mut shelves = self.lock();
-        fn keep_building<G: Solvable>(shelf: &mut Shelf<G>) {
-            shelf.slots.retain(|_, s| matches!(s, Slot::Building));
+        fn take_built<G: Solvable>(shelf: &mut Shelf<G>, into: &mut Vec<Evicted>) {
+            let keys: Vec<Key> = shelf
+                .slots
+                .iter()
+                .filter(|(_, s)| !matches!(s, Slot::Building(_)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            into.extend(keys.iter().filter_map(|k| shelf.take(k)));
         }
-        keep_building(&mut shelves.kalah);
-        keep_building(&mut shelves.congkak);
-        keep_building(&mut shelves.oware);
+        let mut evicted = Vec::new();
+        let mut shelves = self.lock();
+        take_built(&mut shelves.kalah, &mut evicted);
+        take_built(&mut shelves.congkak, &mut evicted);
+        take_built(&mut shelves.oware, &mut evicted);
+        drop(shelves);
+        drop(evicted);
     }
 
     /// The solver of `rules` with `options`, built on this thread if the
     /// pool has none (after any build in progress).
     ///
     /// # Errors
-    /// What the build returns ([`Solvable::new_solver`]); a build that
-    /// failed before for the same rules and options fails again at once
-    /// ([`SolveError::Shared`]).
+    /// What the build returns ([`Solvable::new_solver`]); a background
+    /// build that failed lately for the same rules and options fails again
+    /// at once ([`SolveError::Shared`]).
     pub fn get<G: Solvable>(
         self: &Arc<Self>,
         rules: &G,
         options: &SolverOptions,
     ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
         self.get_until(rules, options, StopCondition::NEVER, false)
+    }
+
+    /// [`Solvers::get`], but a caller whose `stop` comes while another
+    /// build holds the pool gets [`SolveError::Stopped`] instead of
+    /// waiting on. Its own build, once begun, is not stopped.
+    ///
+    /// # Errors
+    /// [`SolveError::Stopped`], or as [`Solvers::get`].
+    pub fn get_or_stop<G: Solvable>(
+        self: &Arc<Self>,
+        rules: &G,
+        options: &SolverOptions,
+        stop: StopCondition<'_>,
+    ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+        self.get_until(rules, options, stop, false)
     }
 
     /// The solver of `rules` with `options`, waiting for it until `stop`:
@@ -539,8 +631,8 @@ impl Solvers {
         self.get_until(rules, options, stop, true)
     }
 
-    /// [`Solvers::get`] (`background` false: built on this thread, which
-    /// waits however long) and [`Solvers::get_by`].
+    /// [`Solvers::get`] and [`Solvers::get_or_stop`] (`background` false:
+    /// built on this thread) and [`Solvers::get_by`].
     fn get_until<G: Solvable>(
         self: &Arc<Self>,
         rules: &G,
@@ -550,45 +642,63 @@ impl Solvers {
     ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
         rules.check_solvable()?;
         let key: Key = (rules.to_string(), options.clone());
+        // The build this caller waits for, once it has seen one begin.
+        let mut ticket: Option<Ticket<G>> = None;
         let mut shelves = self.lock();
         loop {
+            if let Some(built) = ticket.as_ref().and_then(|t| t.get()) {
+                return built.clone().map_err(SolveError::Shared);
+            }
             shelves.clock += 1;
             let (now, building) = (shelves.clock, shelves.building);
-            match G::shelf(&mut shelves).slots.get_mut(&key) {
+            let shelf = G::shelf(&mut shelves);
+            match shelf.slots.get_mut(&key) {
                 Some(Slot::Ready { solver, used }) => {
                     *used = now;
                     return Ok(Arc::clone(solver));
                 }
-                Some(Slot::Failed(e)) => return Err(SolveError::Shared(Arc::clone(e))),
-                Some(Slot::Building) => {}
+                Some(Slot::Failed { error, retry }) if Instant::now() < *retry => {
+                    return Err(SolveError::Shared(Arc::clone(error)));
+                }
+                Some(Slot::Failed { .. }) => {
+                    // Its time is up: built again below.
+                    let stale = shelf.take(&key);
+                    drop(shelves);
+                    drop(stale);
+                    shelves = self.lock();
+                    continue;
+                }
+                Some(Slot::Building(t)) => ticket = Some(Arc::clone(t)),
                 None if !building => {
-                    while shelves.built() >= self.capacity {
-                        shelves.evict_one();
-                    }
+                    let evicted = shelves.make_room(self.capacity);
                     shelves.building = true;
+                    let mine: Ticket<G> = Arc::default();
                     G::shelf(&mut shelves)
                         .slots
-                        .insert(key.clone(), Slot::Building);
+                        .insert(key.clone(), Slot::Building(Arc::clone(&mine)));
+                    drop(shelves);
+                    drop(evicted);
                     if !background {
-                        drop(shelves);
-                        return self.build(*rules, key, true);
+                        return self
+                            .build(*rules, key, &mine, false)
+                            .map_err(SolveError::Shared);
                     }
                     let pool = Arc::clone(self);
-                    let rules = *rules;
-                    let key2 = key.clone();
+                    let (rules, key2, theirs) = (*rules, key.clone(), Arc::clone(&mine));
                     let started = std::thread::Builder::new()
                         .name("solver-build".into())
                         .spawn(move || {
-                            let _ = pool.build(rules, key2, false);
+                            let _ = pool.build(rules, key2, &theirs, true);
                         });
+                    shelves = self.lock();
                     if let Err(e) = started {
                         let e = Arc::new(SolveError::Threads(Box::new(e)));
                         shelves.building = false;
-                        G::shelf(&mut shelves)
-                            .slots
-                            .insert(key.clone(), Slot::Failed(Arc::clone(&e)));
+                        G::shelf(&mut shelves).slots.remove(&key);
+                        self.built.notify_all();
                         return Err(SolveError::Shared(e));
                     }
+                    ticket = Some(mine);
                     continue;
                 }
                 None => {}
@@ -599,8 +709,7 @@ impl Solvers {
             // Woken by a build's end; the stop condition is looked at
             // between.
             let wait = stop.deadline.map_or(WAIT_STEP, |d| {
-                d.saturating_duration_since(std::time::Instant::now())
-                    .min(WAIT_STEP)
+                d.saturating_duration_since(Instant::now()).min(WAIT_STEP)
             });
             shelves = self
                 .built
@@ -611,48 +720,78 @@ impl Solvers {
     }
 
     /// Builds the solver of `key`, whose slot says it is being built, and
-    /// puts it (or why it failed) in its slot; `own` says whether the
-    /// caller asked for it here and wants the error itself.
+    /// puts what the build gave in `ticket` and in the slot: the solver, or
+    /// for a build in the `background` its error (stood by for a while; a
+    /// build on a caller's thread fails to that caller and to those waiting
+    /// with it, and the next request tries again).
     fn build<G: Solvable>(
         &self,
         rules: G,
         key: Key,
-        own: bool,
-    ) -> Result<Arc<dyn ExactSolver<G>>, SolveError> {
+        ticket: &Ticket<G>,
+        background: bool,
+    ) -> Built<G> {
+        self.builds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            exact_solver(&rules, &key.1)
+            build_solver(&rules, &key.1, self.build_threads)
         }))
         .unwrap_or_else(|_| {
             Err(SolveError::Threads(
                 format!("the build of {rules}'s solver panicked").into(),
             ))
-        });
+        })
+        .map_err(Arc::new);
         let mut shelves = self.lock();
         shelves.building = false;
         shelves.clock += 1;
         let used = shelves.clock;
-        let (slot, result) = match built {
-            Ok(solver) => (
-                Slot::Ready {
-                    solver: Arc::clone(&solver),
-                    used,
-                },
-                Ok(solver),
-            ),
-            Err(e) if own => {
-                // The caller has the error; the next caller tries again.
-                G::shelf(&mut shelves).slots.remove(&key);
-                self.built.notify_all();
-                return Err(e);
-            }
-            Err(e) => {
-                let e = Arc::new(e);
-                (Slot::Failed(Arc::clone(&e)), Err(SolveError::Shared(e)))
-            }
+        let _ = ticket.set(built.clone());
+        let slot = match &built {
+            Ok(solver) => Some(Slot::Ready {
+                solver: Arc::clone(solver),
+                used,
+            }),
+            Err(error) if background => Some(Slot::Failed {
+                error: Arc::clone(error),
+                retry: Instant::now() + self.retry_failed_after,
+            }),
+            Err(_) => None,
         };
-        G::shelf(&mut shelves).slots.insert(key, slot);
+        let shelf = G::shelf(&mut shelves);
+        // The slot is this build's unless it was let go meanwhile.
+        let ours =
+            matches!(shelf.slots.get(&key), Some(Slot::Building(t)) if Arc::ptr_eq(t, ticket));
+        let old = match (ours, slot) {
+            (true, Some(slot)) => shelf.slots.insert(key, slot),
+            (true, None) => shelf.slots.remove(&key),
+            (false, _) => None,
+        };
         self.built.notify_all();
-        result
+        drop(shelves);
+        drop(old);
+        built
+    }
+}
+
+impl Solvers {
+    /// Puts a failed background build of `rules` with `options` in the
+    /// pool, as if one had just failed with `error`.
+    #[cfg(test)]
+    pub(crate) fn insert_failed<G: Solvable>(
+        &self,
+        rules: &G,
+        options: &SolverOptions,
+        error: SolveError,
+    ) {
+        let retry = Instant::now() + self.retry_failed_after;
+        G::shelf(&mut self.lock()).slots.insert(
+            (rules.to_string(), options.clone()),
+            Slot::Failed {
+                error: Arc::new(error),
+                retry,
+            },
+        );
     }
 }
 
@@ -678,6 +817,55 @@ mod tests {
         let oware = OwareRules::new(2, 2).unwrap();
         pool.get(&oware, &SolverOptions::table(16)).unwrap();
         assert_eq!(pool.len(), 4);
+    }
+
+    #[test]
+    fn a_failed_background_build_stands_for_a_while_then_is_built_again() {
+        let pool = Arc::new(Solvers::new(2).with_retry_failed_after(Duration::from_millis(300)));
+        let rules = KalahRules::new(3, 2).unwrap();
+        // A table of an exbibyte cannot be had: the build fails at once.
+        let huge = SolverOptions::table(1 << 40);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let stop = StopCondition {
+            deadline: Some(deadline),
+            ..StopCondition::NEVER
+        };
+        let e = pool.get_by(&rules, &huge, stop).unwrap_err();
+        assert!(e.is_out_of_memory(), "{e}");
+        assert_eq!(pool.builds(), 1);
+        // Asked again at once: the same error, no build.
+        let again = pool.get_by(&rules, &huge, stop).unwrap_err();
+        assert!(again.is_out_of_memory(), "{again}");
+        assert_eq!(pool.builds(), 1);
+        // Later, memory may have been freed: it is built again.
+        std::thread::sleep(Duration::from_millis(350));
+        assert!(pool.get_by(&rules, &huge, stop).is_err());
+        assert_eq!(pool.builds(), 2);
+        // A build on the caller's thread that fails is not kept at all.
+        assert!(pool.get(&rules, &SolverOptions::table(1 << 41)).is_err());
+        assert!(pool.get(&rules, &SolverOptions::table(1 << 41)).is_err());
+        assert_eq!(pool.builds(), 4);
+        assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn a_pool_with_threads_of_its_own_builds_the_same_solver() {
+        let pool = Arc::new(Solvers::new(1).with_build_threads(1));
+        let rules = KalahRules::new(4, 2).unwrap();
+        let options = SolverOptions::table(16).with_endgame_positions(1 << 16, rules.pits());
+        let stop = StopCondition {
+            deadline: Some(Instant::now() + Duration::from_secs(60)),
+            ..StopCondition::NEVER
+        };
+        let solver = pool.get_by(&rules, &options, stop).unwrap();
+        let start = rules.start();
+        assert_eq!(
+            solver.value(&start, StopCondition::NEVER).unwrap(),
+            exact_solver(&rules, &options)
+                .unwrap()
+                .value(&start, StopCondition::NEVER)
+                .unwrap()
+        );
     }
 
     #[test]

@@ -87,7 +87,9 @@ impl Searches {
             threads: threads.max(1),
             live: Mutex::default(),
             stopping: AtomicBool::new(false),
-            solvers: Arc::new(Solvers::new(MAX_SOLVED_RULE_SETS)),
+            solvers: Arc::new(
+                Solvers::new(MAX_SOLVED_RULE_SETS).with_build_threads(threads.max(1)),
+            ),
         }
     }
 
@@ -169,6 +171,10 @@ impl Searches {
                     return Err(ApiError::Forbidden(format!(
                         "perfect:tt= is at most {MAX_WEB_TABLE_MIB} MiB from the web"
                     )));
+                }
+                // The fallback plays on the server too: the same limits.
+                if let Some(fallback) = &p.fallback {
+                    self.admit_agent(game, &AnyAgentSpec::Classical(fallback.clone()))?;
                 }
             }
             _ => return Err(refused_from_web(&spec.to_string())),

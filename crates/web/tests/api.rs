@@ -1001,12 +1001,19 @@ fn an_analysis_estimator_is_admitted_as_an_agent_is() {
     // A table of 4 GiB for a depth-1 search: refused before it is built,
     // as `/api/agent` refuses it.
     let hog = "minimax:depth=1,tt=4096";
+    // The same table as the fallback of `perfect`, which plays on the
+    // server too.
+    let hidden = "perfect:time=1s,fallback=minimax:depth=1,tt=4096";
     for (endpoint, body) in [
         (
             "/api/analyse",
             json!({"game": "oware", "ms": 100, "agent": hog}),
         ),
         ("/api/agent", json!({"game": "oware", "agent": hog})),
+        (
+            "/api/agent",
+            json!({"game": "kalah:pits=4,seeds=2", "agent": hidden}),
+        ),
     ] {
         refused(
             post(&server, endpoint, &body),
