@@ -151,34 +151,12 @@ fn judged(note: &MoveNote) -> String {
 
 /// Game `id` of `dir/games.jsonl`, read line by line (a log may be large).
 fn find_game(dir: &Path, id: u64) -> Result<GameRecord> {
-    let path = dir.join("games.jsonl");
-    let file = File::open(&path).map_err(|e| {
-        bad_input(format!(
-            "cannot read {}: {e} (--from takes the folder a tournament, merge or match wrote)",
-            path.display()
-        ))
-    })?;
-    let (mut first, mut last) = (None, None);
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: GameRecord = serde_json::from_str(&line)
-            .map_err(|e| bad_input(format!("{}, line {}: {e}", path.display(), n + 1)))?;
-        if record.id == id {
-            return Ok(record);
-        }
-        first = Some(first.map_or(record.id, |f: u64| f.min(record.id)));
-        last = Some(last.map_or(record.id, |l: u64| l.max(record.id)));
-    }
-    Err(bad_input(match (first, last) {
-        (Some(a), Some(b)) => format!(
-            "{} has no game {id} (its ids run from {a} to {b})",
-            path.display()
-        ),
-        _ => format!("{} has no games", path.display()),
-    }))
+    mancala_arena::folder::find_game(dir, id).map_err(|e| match e {
+        e @ mancala_arena::folder::FolderError::Missing { .. } => bad_input(format!(
+            "{e} (--from takes the folder a tournament, merge or match wrote)"
+        )),
+        e => bad_input(e),
+    })
 }
 
 /// What was recorded of move `ply` of `record`, in words: its time, the

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::{bad_input, io_error, AnalysisError, Observer, Result};
 
 /// The annotations of a folder: one line per game, in id order.
-pub const ANNOTATIONS: &str = "annotations.jsonl";
+pub const ANNOTATIONS: &str = mancala_arena::folder::ANNOTATIONS_FILE;
 /// The settings the annotations were made with.
 pub const SETTINGS: &str = "annotate.json";
 
@@ -202,30 +202,30 @@ fn annotate_games<G: Solvable>(
 
 /// The games of `dir/games.jsonl`.
 fn read_games(dir: &Path) -> Result<Vec<GameRecord>> {
-    let path = dir.join("games.jsonl");
-    if !path.is_file() {
-        return Err(bad_input(format!(
+    use mancala_arena::folder::{self, FolderError};
+    let records = folder::read_games(dir).map_err(|e| match e {
+        FolderError::Missing { .. } => bad_input(format!(
             "{} holds no games.jsonl: give the folder of a tournament (or of merged shards)",
             dir.display()
-        )));
-    }
-    let text = fs::read_to_string(&path).map_err(io_error("read", &path))?;
-    let mut records = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        let r: GameRecord = serde_json::from_str(line).map_err(|e| AnalysisError::Damaged {
-            path: path.clone(),
-            why: format!("line {}: {e}", i + 1),
-        })?;
-        records.push(r);
-    }
+        )),
+        FolderError::Io { path, source } => AnalysisError::Io {
+            action: "read",
+            path,
+            source,
+        },
+        FolderError::Corrupt { path, line, why } => AnalysisError::Damaged {
+            path,
+            why: format!("line {line}: {why}"),
+        },
+        e => AnalysisError::Damaged {
+            path: dir.join(folder::GAMES_FILE),
+            why: e.to_string(),
+        },
+    })?;
     if records.is_empty() {
         return Err(bad_input(format!(
             "{}: no games to annotate",
-            path.display()
+            dir.join(folder::GAMES_FILE).display()
         )));
     }
     Ok(records)

@@ -6,6 +6,7 @@
 
 pub mod adjudication;
 pub mod config;
+pub mod folder;
 pub mod identity;
 pub mod lines;
 pub mod log;

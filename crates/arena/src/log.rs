@@ -74,10 +74,10 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> LogError + '_ {
 /// Every file a tournament writes in its folder: what `--fresh` deletes,
 /// and what may be in a folder without making it someone else's.
 pub const TOURNAMENT_FILES: &[&str] = &[
-    "tournament.json",
-    "games.jsonl",
+    crate::folder::IDENTITY_FILE,
+    crate::folder::GAMES_FILE,
     "games.csv",
-    "summary.json",
+    crate::folder::SUMMARY_FILE,
     "ratings.csv",
     "moves.json",
     "report.html",
@@ -170,7 +170,7 @@ impl OutputDir {
             });
         }
         fs::create_dir_all(dir).map_err(io(dir))?;
-        let id_path = dir.join("tournament.json");
+        let id_path = dir.join(crate::folder::IDENTITY_FILE);
         if id_path.exists() {
             // Only a tournament.json of ours makes the folder a tournament's.
             let ours = fs::read(&id_path)
@@ -381,7 +381,7 @@ impl GameLog {
         // Records are checked before the folder is labelled, so a log left
         // without its tournament.json is not adopted by another tournament.
         let done = read_folder(dir, &identity, schedule, shard, check)?;
-        let jsonl_path = dir.join("games.jsonl");
+        let jsonl_path = dir.join(crate::folder::GAMES_FILE);
         let csv_path = dir.join("games.csv");
         if !id_path.exists() {
             let text = serde_json::to_string_pretty(&identity).expect("identity serialises");
@@ -497,7 +497,7 @@ pub fn read_folder(
             });
         }
     }
-    read_records(&dir.join("games.jsonl"), schedule, shard, check)
+    read_records(&dir.join(crate::folder::GAMES_FILE), schedule, shard, check)
 }
 
 /// A JSON file, parsed.

@@ -96,7 +96,7 @@ pub struct FolderIdentity {
 /// [`MergeError::Log`] when the file cannot be read or is not JSON,
 /// [`MergeError::BadStamp`] for a `shard` entry that names no shard.
 pub fn read_identity(dir: &Path) -> Result<Option<FolderIdentity>, MergeError> {
-    let path = dir.join("tournament.json");
+    let path = dir.join(crate::folder::IDENTITY_FILE);
     if !path.exists() {
         return Ok(None);
     }
@@ -399,7 +399,7 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<ShardSet, MergeError> {
         let folder = ShardFolder {
             path: dir.clone(),
             shard,
-            label: read_json(&dir.join("tournament.json"))?,
+            label: read_json(&dir.join(crate::folder::IDENTITY_FILE))?,
         };
         match &first {
             None => first = Some((identity, folder.clone())),

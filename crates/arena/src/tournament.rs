@@ -338,7 +338,7 @@ pub fn run<'a, G: Game>(
     }
     let dir = &settings.dir;
     let shard = settings.shard;
-    if settings.resume && !dir.join("games.jsonl").exists() {
+    if settings.resume && !dir.join(crate::folder::GAMES_FILE).exists() {
         return Err(TournamentError::Input(format!(
             "--resume: {} holds no tournament to continue",
             dir.display()

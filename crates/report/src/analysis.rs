@@ -64,7 +64,7 @@ pub struct AnalysisFolder {
 /// Bad input for damaged files, or a first-move analysis that has not
 /// finished (rows but no `first_move.json` yet).
 pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
-    let json = json_file(&dir.join("first_move.json"))?;
+    let json = json_file(&dir.join(mancala_arena::folder::FIRST_MOVE_FILE))?;
     let mut fair = Vec::new();
     let mut names: Vec<String> = fs::read_dir(dir)
         .map_err(|e| bad_input(format!("cannot read {}: {e}", dir.display())))?
@@ -105,7 +105,7 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
             fair,
         }));
     };
-    let path = dir.join("first_move.json");
+    let path = dir.join(mancala_arena::folder::FIRST_MOVE_FILE);
     let json: FirstMoveDocument = serde_json::from_value(json).map_err(|e| {
         bad_input(format!(
             "{} is not a first-move analysis: {e}",

@@ -49,7 +49,7 @@ pub fn detect(dir: &Path) -> Result<Option<TournamentFolder>> {
     let identity = found
         .as_ref()
         .map(|f| Identity::from_value(&f.tournament).map_err(|e| e.to_string()));
-    let summary_path = dir.join("summary.json");
+    let summary_path = dir.join(mancala_arena::folder::SUMMARY_FILE);
     let Some(summary) = json_file(&summary_path)? else {
         let Some(found) = found else {
             return Ok(None);

@@ -5,12 +5,13 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs;
-use std::io::{BufReader, Seek, SeekFrom};
+use std::io::BufReader;
 use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 use mancala_analysis::annotate::{GameNotes, ANNOTATIONS};
-use mancala_arena::lines::{count_records, read_capped_line, CappedLine, MAX_RECORD_BYTES};
+use mancala_arena::folder::{self, FolderError, FolderKind, GAMES_FILE, MARKING_FILES};
+use mancala_arena::lines::{count_records, MAX_RECORD_BYTES};
 use mancala_arena::GameRecord;
 use serde::Serialize;
 
@@ -59,15 +60,6 @@ pub struct Listing {
     /// deeper folders may be missing.
     pub truncated: bool,
 }
-
-/// The files that mark each kind of results folder.
-const KINDS: &[(&str, &str)] = &[
-    ("games.jsonl", "tournament"),
-    ("summary.json", "tournament"),
-    ("log.csv", "training"),
-    ("first_move.json", "first-move"),
-    ("exact_positions.json", "analysis"),
-];
 
 impl Root {
     /// The root at `path`.
@@ -227,7 +219,10 @@ impl Root {
     /// What `dir` holds, if it is a results folder.
     fn view(&self, dir: &Path) -> Option<FolderView> {
         let mut kinds: Vec<&'static str> = Vec::new();
-        for &(file, kind) in KINDS {
+        for file in MARKING_FILES {
+            let Some(kind) = FolderKind::marked_by(file).map(FolderKind::name) else {
+                continue;
+            };
             if self.plain_file(&dir.join(file)) && !kinds.contains(&kind) {
                 kinds.push(kind);
             }
@@ -239,7 +234,7 @@ impl Root {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        let log = dir.join("games.jsonl");
+        let log = dir.join(GAMES_FILE);
         // Counted as a stream of bytes: no line is held, whatever its size.
         let games = self
             .plain_file(&log)
@@ -256,17 +251,15 @@ impl Root {
     }
 }
 
-/// Calls `each` on every line of a JSON-lines file of the folder, parsed,
-/// with the line's byte offset, until it says to stop: read as a stream,
-/// so a request holds one line at a time, whatever the file's size, and
-/// no line past [`MAX_RECORD_BYTES`]. A torn last line (a run still
-/// writing, or killed) is left out; any other bad line is an error. A
-/// missing file has no lines.
+/// Calls `each` on every record of a JSON-lines file of the folder, with
+/// its byte offset, until it says to stop ([`folder::each_record`]: a
+/// stream holding one line at a time, whatever the file's size, no line
+/// past the record cap, a torn last line left out). A missing file has
+/// none; a file past [`MAX_FILE_BYTES`] is refused before it is read.
 fn each_line<T: serde::de::DeserializeOwned>(
     path: &Path,
-    mut each: impl FnMut(u64, T) -> ControlFlow<()>,
+    each: impl FnMut(u64, T) -> ControlFlow<()>,
 ) -> Result<(), ApiError> {
-    let name = || path.file_name().unwrap_or_default().to_string_lossy();
     let Ok(meta) = fs::metadata(path) else {
         return Ok(());
     };
@@ -274,78 +267,47 @@ fn each_line<T: serde::de::DeserializeOwned>(
     if meta.len() > MAX_FILE_BYTES {
         return Err(ApiError::Unprocessable(format!(
             "{} is {} MiB, more than the {} MiB the web app reads",
-            name(),
+            file_name(path),
             meta.len() >> 20,
             MAX_FILE_BYTES >> 20
         )));
     }
-    let unreadable = |e: std::io::Error| ApiError::Unprocessable(format!("{}: {e}", name()));
-    let mut reader = BufReader::new(fs::File::open(path).map_err(unreadable)?);
-    let mut line = Vec::new();
-    let mut offset = 0u64;
-    for number in 1.. {
-        let at = offset;
-        let whole =
-            match read_capped_line(&mut reader, &mut line, MAX_RECORD_BYTES).map_err(unreadable)? {
-                CappedLine::End => break,
-                CappedLine::Line { bytes, whole } => {
-                    offset += bytes;
-                    whole
-                }
-                // Only the last line can lack its line break: a torn one.
-                CappedLine::TooLong { whole: false, .. } => break,
-                CappedLine::TooLong { whole: true, .. } => {
-                    return Err(ApiError::Unprocessable(format!(
-                        "{} line {number} is longer than {} MiB: not a record of this toolkit",
-                        name(),
-                        MAX_RECORD_BYTES >> 20
-                    )))
-                }
-            };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice(&line) {
-            Ok(value) => {
-                if each(at, value).is_break() {
-                    break;
-                }
-            }
-            // Only the last line can lack its newline.
-            Err(_) if !whole => break,
-            Err(e) => {
-                return Err(ApiError::Unprocessable(format!(
-                    "{} line {number}: {e}",
-                    name()
-                )))
-            }
-        }
-    }
-    Ok(())
+    folder::each_record(path, each)
+        .map(drop)
+        .map_err(unreadable)
 }
 
-/// The line of `path` at byte `offset` (found by [`each_line`]), parsed.
-fn line_at<T: serde::de::DeserializeOwned>(
-    reader: &mut BufReader<fs::File>,
-    path: &Path,
-    offset: u64,
-) -> Result<T, ApiError> {
-    let damaged = |why: String| {
-        ApiError::Unprocessable(format!(
-            "{} changed while it was read: {why}",
-            path.file_name().unwrap_or_default().to_string_lossy()
-        ))
-    };
-    reader
-        .seek(SeekFrom::Start(offset))
-        .map_err(|e| damaged(e.to_string()))?;
-    let mut line = Vec::new();
-    match read_capped_line(reader, &mut line, MAX_RECORD_BYTES) {
-        Ok(CappedLine::Line { .. }) => {}
-        Ok(_) => return Err(damaged("its line is gone or has grown".into())),
-        Err(e) => return Err(damaged(e.to_string())),
-    }
-    serde_json::from_slice(&line).map_err(|e| damaged(e.to_string()))
+/// The record at byte `offset` of `path` (found by [`each_line`]).
+fn line_at<T: serde::de::DeserializeOwned>(path: &Path, offset: u64) -> Result<T, ApiError> {
+    folder::record_at(path, offset).map_err(unreadable)
+}
+
+/// A results file's name, without its folder: no response shows a path
+/// outside the results root.
+fn file_name(path: &Path) -> std::borrow::Cow<'_, str> {
+    path.file_name().unwrap_or_default().to_string_lossy()
+}
+
+/// Why a results file cannot be read, naming the file, not its path.
+fn unreadable(e: FolderError) -> ApiError {
+    ApiError::Unprocessable(match e {
+        FolderError::Missing { file, .. } => format!("the folder holds no {file}"),
+        FolderError::Io { path, source } => format!("{}: {source}", file_name(&path)),
+        FolderError::Corrupt { path, line, why } => {
+            format!("{} line {line}: {why}", file_name(&path))
+        }
+        FolderError::LineTooLong { path, line } => format!(
+            "{} line {line} is longer than {} MiB: not a record of this toolkit",
+            file_name(&path),
+            MAX_RECORD_BYTES >> 20
+        ),
+        FolderError::Changed { path, why } => {
+            format!("{} changed while it was read: {why}", file_name(&path))
+        }
+        FolderError::NoSuchGame { path, id, .. } => {
+            format!("{} has no game {id}", file_name(&path))
+        }
+    })
 }
 
 /// What the games list reads of each record, so that the rest of the line
@@ -366,7 +328,7 @@ struct Id {
 
 /// The game `id` of a folder.
 pub fn game(dir: &Path, id: u64) -> Result<Option<GameRecord>, ApiError> {
-    find(&dir.join("games.jsonl"), id)
+    find(&dir.join(GAMES_FILE), id)
 }
 
 /// The annotations of game `id` of a folder (`None` when not annotated).
@@ -374,7 +336,7 @@ pub fn game_notes(dir: &Path, id: u64) -> Result<Option<GameNotes>, ApiError> {
     find(&dir.join(ANNOTATIONS), id)
 }
 
-/// The first line of `path` with id `id`, parsed whole; the others are
+/// The first record of `path` with id `id`, parsed whole; the others are
 /// only looked at for their id.
 fn find<T: serde::de::DeserializeOwned>(path: &Path, id: u64) -> Result<Option<T>, ApiError> {
     let mut found = None;
@@ -386,11 +348,7 @@ fn find<T: serde::de::DeserializeOwned>(path: &Path, id: u64) -> Result<Option<T
             ControlFlow::Continue(())
         }
     })?;
-    let Some(at) = found else {
-        return Ok(None);
-    };
-    let file = fs::File::open(path).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-    line_at(&mut BufReader::new(file), path, at).map(Some)
+    found.map(|at| line_at(path, at)).transpose()
 }
 
 /// The filters of the games list.
@@ -483,7 +441,7 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
     // that passes (16 bytes a game, not a record); the log is in finishing
     // order, the list in id order. The page's games are then read at their
     // offsets.
-    let log = dir.join("games.jsonl");
+    let log = dir.join(GAMES_FILE);
     let mut total = 0;
     let mut matched: Vec<(u64, u64)> = Vec::new();
     let mut agents = BTreeSet::new();
@@ -518,10 +476,8 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
             ControlFlow::Continue(())
         })?;
         if !noted.is_empty() {
-            let file = fs::File::open(&path).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-            let mut reader = BufReader::new(file);
             for at in noted {
-                let n: GameNotes = line_at(&mut reader, &path, at)?;
+                let n: GameNotes = line_at(&path, at)?;
                 let mut count = [0u32; 2];
                 for m in n.moves.iter().filter(|m| m.blunder) {
                     count[m.seat.min(1)] += 1;
@@ -532,10 +488,8 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
     }
     let mut page = Vec::with_capacity(shown.len());
     if !shown.is_empty() {
-        let file = fs::File::open(&log).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
-        let mut reader = BufReader::new(file);
         for &(id, at) in shown {
-            let g: GameRecord = line_at(&mut reader, &log, at)?;
+            let g: GameRecord = line_at(&log, at)?;
             page.push(GameSummary {
                 id,
                 blunders: blunders.get(&id).copied(),
