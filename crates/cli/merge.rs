@@ -7,15 +7,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 use mancala_agents::Agent;
-use mancala_arena::log::{read_folder, LogError};
-use mancala_arena::merge::{id_ranges, open_shards, MergeError, ShardSet};
-use mancala_arena::{GameLog, MoveTable, OutputDir};
-use mancala_core::{with_game, Game, GameSpec};
+use mancala_arena::log::LogError;
+use mancala_arena::merge::{
+    id_ranges, merge_shards, open_merge, MergeError, MergeOutcome, MergeSource, ShardSet,
+};
+use mancala_core::with_game;
 
 use crate::bad_input;
 use crate::tournament::{self, output_error, tournament_error};
-use mancala_arena::identity::Identity;
-use mancala_arena::tournament::Prepared;
 
 /// Arguments of `mancala merge`.
 #[derive(Args, Debug)]
@@ -45,113 +44,45 @@ pub fn run(args: &MergeArgs) -> Result<()> {
     if args.output.as_os_str().is_empty() {
         return Err(bad_input("--output must not be empty"));
     }
-    let set = open_shards(&args.dirs).map_err(|e| merge_error(e, None))?;
-    let label = set.folders()[0].path.join("tournament.json");
-    let origin = label.display().to_string();
-    let identity = Identity::from_value(set.tournament()).map_err(|e| {
-        bad_input(format!(
-            "{origin}: not a tournament this program can merge: {e}"
-        ))
-    })?;
-    let config = identity
-        .config(set.ratings_anchor())
-        .map_err(|e| bad_input(format!("{origin}: {e}")))?;
-    let spec: GameSpec = config
-        .game
-        .parse()
-        .map_err(|e| bad_input(format!("{origin}: key `game`: {e}")))?;
-    with_game!(&spec, game => {
+    let source = open_merge(&args.dirs).map_err(|e| merge_error(e, None))?;
+    let spec = source.spec;
+    let outcome = with_game!(&spec, game => {
         // Adjudicated games are checked with the adjudicator that ended them.
         let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
             game,
-            &config.adjudication,
+            &source.config.adjudication,
             crate::solve_cmd::default_db_dir().as_deref(),
             &crate::progress::AnalysisProgress::new(args.quiet),
         )
-        .map_err(|e| bad_input(format!("{origin}: {e}")))?;
+        .map_err(|e| bad_input(format!("{}: {e}", source.origin)))?;
         let mut prepared = mancala_arena::tournament::prepare(
             game,
             &spec,
-            &config,
-            identity.agent_specs(),
+            &source.config,
+            source.identity.agent_specs(),
             // The games are checked by replaying their moves: no agent is
             // built, so tournaments of any agent merge on any build.
             Box::new(|_| -> Box<dyn Agent<_>> { unreachable!("a merge plays no games") }),
-            &origin,
+            &source.origin,
         )
         .map_err(tournament_error)?;
         prepared.arena.adjudicator = adjudicator
             .as_ref()
             .map(|a| a as &dyn mancala_arena::Adjudicator<_>);
-        merge(&set, &prepared, &config, &spec, args)
-    })
+        merge_shards(&source, &prepared, &args.output, args.allow_partial)
+            .map_err(|e| merge_error(e, Some(&source.set)))?
+    });
+    show(&source, &outcome, args);
+    Ok(())
 }
 
-fn merge<G: Game>(
-    set: &ShardSet,
-    prepared: &Prepared<'_, G>,
-    config: &mancala_arena::TournamentConfig,
-    spec: &GameSpec,
-    args: &MergeArgs,
-) -> Result<()> {
-    let Prepared {
-        arena,
-        plan,
-        identity,
-    } = prepared;
-    let label = identity.to_value();
-    if label != *set.tournament() {
-        // The merged folder must be what a single run writes: refuse
-        // labels this version would not write for the same tournament.
-        return Err(bad_input(format!(
-            "{}: the tournament it describes is not one this version of mancala writes; merge \
-             with the version that ran the shards",
-            set.folders()[0].path.join("tournament.json").display()
-        )));
-    }
-    let out_dir = &args.output;
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    if let Some(f) = set
-        .folders()
-        .iter()
-        .find(|f| canonical(&f.path) == canonical(out_dir))
-    {
-        return Err(bad_input(format!(
-            "--output {} is one of the shard folders; merge into a new folder",
-            f.path.display()
-        )));
-    }
-    let created = !out_dir.exists();
-    let out = OutputDir::claim(out_dir).map_err(output_error)?;
-    let check = |planned: &_, record: &_| arena.check_record(planned, record);
-    let collected = read_folder(out_dir, &label, plan, None, &check)
-        .map_err(merged_log_error)
-        .and_then(|earlier| {
-            set.collect(plan, &check, Some((out_dir, earlier)))
-                .map_err(|e| merge_error(e, Some(set)))
-        })
-        .and_then(|merged| match merged.incomplete() {
-            Some(e) if !args.allow_partial => Err(merge_error(e, Some(set))),
-            _ => Ok(merged),
-        });
-    let merged = match collected {
-        Ok(merged) => merged,
-        Err(e) => {
-            if created {
-                // Leave no empty folder behind a refused merge.
-                let lock = out.path().join(".lock");
-                drop(out);
-                let _ = std::fs::remove_file(lock);
-                let _ = std::fs::remove_dir(out_dir);
-            }
-            return Err(e);
-        }
-    };
-
-    for path in set.repeated() {
+/// Says what the merge noticed and did, then the standings (and writes
+/// the report) of a complete one.
+fn show(source: &MergeSource, outcome: &MergeOutcome, args: &MergeArgs) {
+    for path in &outcome.repeated {
         eprintln!("warning: {} was given twice; read once", path.display());
     }
-    for (shard, paths) in &merged.duplicate_shards {
+    for (shard, paths) in &outcome.duplicate_shards {
         let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         eprintln!(
             "warning: shard {shard} is in {} folders: {}",
@@ -159,59 +90,43 @@ fn merge<G: Game>(
             paths.join(", ")
         );
     }
-    if !merged.duplicate_games.is_empty() {
+    if !outcome.duplicate_games.is_empty() {
         eprintln!(
             "warning: {} games were found more than once, the same each time, and kept once: {}",
-            merged.duplicate_games.len(),
-            id_ranges(&merged.duplicate_games)
+            outcome.duplicate_games.len(),
+            id_ranges(&outcome.duplicate_games)
         );
     }
-
-    let (log, _) = GameLog::open(out, &label, plan, &check).map_err(merged_log_error)?;
-    let _out = log.finish(&merged.records)?;
+    let out_dir = &args.output;
     if !args.quiet {
         eprintln!(
             "{}: merged {} shard folders (of {} shards): {} of {} games{} -> {}",
-            config.name,
-            set.folders().len(),
-            set.shard_count(),
-            merged.records.len(),
-            plan.len(),
-            if merged.already_there > 0 {
-                format!(" ({} already there)", merged.already_there)
+            source.config.name,
+            source.set.folders().len(),
+            source.set.shard_count(),
+            outcome.games,
+            outcome.planned,
+            if outcome.already_there > 0 {
+                format!(" ({} already there)", outcome.already_there)
             } else {
                 String::new()
             },
             out_dir.display()
         );
     }
-    if !merged.gaps.is_empty() {
+    if let Some(gaps) = &outcome.gaps {
         // --allow-partial: the games are written, but a partial
         // tournament's ratings would read as the results.
         eprintln!(
-            "partial merge: {}\nno ratings were written; `mancala tournament CONFIG --output {}` \
+            "partial merge: {gaps}\nno ratings were written; `mancala tournament CONFIG --output {}` \
              plays the missing games and rates the tournament (or merge again with the missing \
              shards)",
-            merged.gaps,
             out_dir.display()
         );
-        return Ok(());
     }
-    let mut moves = MoveTable::default();
-    for r in &merged.records {
-        moves.add(arena.game, r);
+    if let Some(summary) = &outcome.summary {
+        tournament::show_results(summary, out_dir, !args.no_report);
     }
-    tournament::write_results(
-        out_dir,
-        config,
-        &arena.players.names,
-        &arena.players.specs,
-        &spec.to_string(),
-        &merged.records,
-        &moves,
-        plan.len() as u64,
-        !args.no_report,
-    )
 }
 
 /// Shard folders that cannot be merged are the user's to fix (exit 2),
@@ -225,6 +140,8 @@ fn merge_error(e: MergeError, set: Option<&ShardSet>) -> anyhow::Error {
              --output DIR` also continues one that stopped) and merge again, or merge what there \
              is with --allow-partial"
         )),
+        MergeError::Merged(e) => merged_log_error(e),
+        MergeError::Results(e) => tournament_error(*e),
         other => bad_input(other),
     }
 }

@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::Args;
 use mancala_arena::tournament::{self, percent, RunStart};
 use mancala_arena::{
-    Adjudicator, GameRecord, LogError, MoveTable, Observer, RunEnd, RunSettings, Shard, Summary,
+    Adjudicator, GameRecord, LogError, Observer, RunEnd, RunSettings, Shard, Summary,
     TournamentConfig, TournamentError,
 };
 use mancala_core::{with_game, GameSpec};
@@ -187,34 +187,8 @@ fn run_tournament<G: mancala_solver::Solvable>(
     }
 }
 
-/// Rates a finished tournament's `records` into `dir` (see
-/// [`tournament::write_results`]), prints the standings and writes
-/// `report.html` if `report`. The same for a run and a merge.
-///
-/// # Errors
-/// When the rating fit fails or a file cannot be written. A report that
-/// cannot be written is only a warning: the results are safe.
-#[allow(clippy::too_many_arguments)]
-pub fn write_results(
-    dir: &Path,
-    config: &TournamentConfig,
-    names: &[String],
-    specs: &[String],
-    game: &str,
-    records: &[GameRecord],
-    moves: &MoveTable,
-    planned: u64,
-    report: bool,
-) -> Result<()> {
-    let summary =
-        tournament::write_results(dir, config, names, specs, game, records, moves, planned)
-            .map_err(tournament_error)?;
-    show_results(&summary, dir, report);
-    Ok(())
-}
-
 /// Prints the standings of a written tournament and writes its report.
-fn show_results(summary: &Summary, dir: &Path, report: bool) {
+pub fn show_results(summary: &Summary, dir: &Path, report: bool) {
     print_standings(summary);
     println!("results: {}", dir.display());
     if report {

@@ -91,7 +91,7 @@ fn is_markdown_report(name: &str) -> bool {
 }
 
 /// The lock file, held by the run that writes the folder.
-const LOCK_FILE: &str = ".lock";
+pub const LOCK_FILE: &str = ".lock";
 
 /// The subfolder where external engines' standard error is kept, one
 /// `NAME.K.stderr` file per engine instance.

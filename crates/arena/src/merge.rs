@@ -21,9 +21,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::log::{first_difference, lock_holder, read_folder, read_json, LogError};
+use mancala_core::{Game, GameSpec};
+
+use crate::config::TournamentConfig;
+use crate::identity::Identity;
+use crate::log::{first_difference, lock_holder, read_folder, read_json, GameLog, LogError};
+use crate::log::{OutputDir, LOCK_FILE};
+use crate::moves::MoveTable;
 use crate::record::{timeless_json, GameRecord};
+use crate::report::Summary;
 use crate::schedule::{ScheduledGame, Shard};
+use crate::tournament::{write_results, Prepared, TournamentError};
 
 /// The key of `tournament.json` that marks a shard's folder.
 pub const SHARD_KEY: &str = "shard";
@@ -315,6 +323,29 @@ pub enum MergeError {
     /// Planned games that no folder holds.
     #[error("{0}")]
     Incomplete(Gaps),
+    /// The shards' tournament, as their `tournament.json` says it, is not
+    /// one this version can merge (or not a tournament at all).
+    #[error("{path}: {why}")]
+    BadTournament {
+        /// The first folder's `tournament.json`.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// The output folder is one of the shards'.
+    #[error("--output {path} is one of the shard folders; merge into a new folder")]
+    OutputIsShard {
+        /// The folder.
+        path: String,
+    },
+    /// The merged folder's own log (of an earlier merge or run) cannot be
+    /// read or written.
+    #[error(transparent)]
+    Merged(LogError),
+    /// The ratings and summary of the merged games cannot be made or
+    /// written.
+    #[error(transparent)]
+    Results(Box<TournamentError>),
 }
 
 fn conflicts_message(conflicts: &[Conflict]) -> String {
@@ -621,6 +652,188 @@ impl ShardSet {
 fn difference(a: &GameRecord, b: &GameRecord) -> Option<String> {
     let (a, b) = (timeless_json(a), timeless_json(b));
     (a != b).then(|| first_difference(&a, &b))
+}
+
+/// Shard folders opened for a merge: their set, and the tournament they
+/// are shards of, as its `tournament.json` says.
+pub struct MergeSource {
+    /// The folders.
+    pub set: ShardSet,
+    /// The tournament's identity.
+    pub identity: Identity,
+    /// Its config, as a single run of it would read it.
+    pub config: TournamentConfig,
+    /// Its game.
+    pub spec: GameSpec,
+    /// The first folder's `tournament.json`, for messages.
+    pub origin: String,
+}
+
+/// Opens the shard folders `dirs` and reads the tournament they are shards
+/// of. The caller then prepares that tournament for its game (with the
+/// adjudicator that ended its games, if any) and calls [`merge_shards`].
+///
+/// # Errors
+/// As [`open_shards`]; [`MergeError::BadTournament`] for a tournament this
+/// version cannot read back.
+pub fn open_merge(dirs: &[PathBuf]) -> Result<MergeSource, MergeError> {
+    let set = open_shards(dirs)?;
+    let origin = set.folders()[0]
+        .path
+        .join(crate::folder::IDENTITY_FILE)
+        .display()
+        .to_string();
+    let bad = |why: String| MergeError::BadTournament {
+        path: origin.clone(),
+        why,
+    };
+    let identity = Identity::from_value(set.tournament())
+        .map_err(|e| bad(format!("not a tournament this program can merge: {e}")))?;
+    let config = identity
+        .config(set.ratings_anchor())
+        .map_err(|e| bad(e.to_string()))?;
+    let spec: GameSpec = config
+        .game
+        .parse()
+        .map_err(|e| bad(format!("key `game`: {e}")))?;
+    Ok(MergeSource {
+        set,
+        identity,
+        config,
+        spec,
+        origin,
+    })
+}
+
+/// What [`merge_shards`] did, and what it noticed on the way.
+#[derive(Debug)]
+pub struct MergeOutcome {
+    /// Games in the merged folder.
+    pub games: u64,
+    /// Games the tournament plans.
+    pub planned: u64,
+    /// Games that were in the output folder already and in a shard, the
+    /// same.
+    pub already_there: u64,
+    /// Folders given more than once (read once).
+    pub repeated: Vec<PathBuf>,
+    /// Shards given by more than one folder, with the folders.
+    pub duplicate_shards: Vec<(Shard, Vec<PathBuf>)>,
+    /// Games found in more than one folder, the same, kept once.
+    pub duplicate_games: Vec<u64>,
+    /// The games missing from a partial merge (`allow_partial`): then no
+    /// ratings are written.
+    pub gaps: Option<Gaps>,
+    /// The merged tournament's summary, written beside its games, when
+    /// none is missing.
+    pub summary: Option<Summary>,
+}
+
+/// Merges the folders of `source` into `output`, whose games are kept (an
+/// earlier merge or run of the same tournament): every game is checked
+/// by replaying it with `prepared` (the tournament prepared for its game,
+/// with the adjudicator that ended its games), written once, and when
+/// none is missing the ratings and summary are written as a single run of
+/// the tournament writes them. With `allow_partial`, the games found are
+/// written even when some are missing, and no ratings. A refused merge
+/// leaves no new folder behind.
+///
+/// # Errors
+/// [`MergeError::BadTournament`] when `prepared` would not write the
+/// shards' `tournament.json`; [`MergeError::OutputIsShard`];
+/// [`MergeError::Log`] for a shard's log, [`MergeError::Merged`] for the
+/// output folder's; [`MergeError::Incomplete`] for missing games without
+/// `allow_partial`; [`MergeError::Conflicts`]; [`MergeError::Results`].
+pub fn merge_shards<G: Game>(
+    source: &MergeSource,
+    prepared: &Prepared<'_, G>,
+    output: &Path,
+    allow_partial: bool,
+) -> Result<MergeOutcome, MergeError> {
+    let set = &source.set;
+    let Prepared {
+        arena,
+        plan,
+        identity,
+    } = prepared;
+    let label = identity.to_value();
+    if label != *set.tournament() {
+        // The merged folder must be what a single run writes: refuse
+        // labels this version would not write for the same tournament.
+        return Err(MergeError::BadTournament {
+            path: source.origin.clone(),
+            why: "the tournament it describes is not one this version of mancala writes; merge \
+                  with the version that ran the shards"
+                .into(),
+        });
+    }
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if let Some(f) = set
+        .folders()
+        .iter()
+        .find(|f| canonical(&f.path) == canonical(output))
+    {
+        return Err(MergeError::OutputIsShard {
+            path: f.path.display().to_string(),
+        });
+    }
+    let created = !output.exists();
+    let out = OutputDir::claim(output).map_err(MergeError::Merged)?;
+    let check = |planned: &_, record: &_| arena.check_record(planned, record);
+    let collected = read_folder(output, &label, plan, None, &check)
+        .map_err(MergeError::Merged)
+        .and_then(|earlier| set.collect(plan, &check, Some((output, earlier))))
+        .and_then(|merged| match merged.incomplete() {
+            Some(e) if !allow_partial => Err(e),
+            _ => Ok(merged),
+        });
+    let merged = match collected {
+        Ok(merged) => merged,
+        Err(e) => {
+            if created {
+                // Leave no empty folder behind a refused merge.
+                let lock = out.path().join(LOCK_FILE);
+                drop(out);
+                let _ = std::fs::remove_file(lock);
+                let _ = std::fs::remove_dir(output);
+            }
+            return Err(e);
+        }
+    };
+    let (log, _) = GameLog::open(out, &label, plan, &check).map_err(MergeError::Merged)?;
+    let _out = log.finish(&merged.records).map_err(MergeError::Merged)?;
+    let complete = merged.gaps.is_empty();
+    let summary = if complete {
+        let mut moves = MoveTable::default();
+        for r in &merged.records {
+            moves.add(arena.game, r);
+        }
+        Some(
+            write_results(
+                output,
+                &source.config,
+                &arena.players.names,
+                &arena.players.specs,
+                &source.spec.to_string(),
+                &merged.records,
+                &moves,
+                plan.len() as u64,
+            )
+            .map_err(|e| MergeError::Results(Box::new(e)))?,
+        )
+    } else {
+        None
+    };
+    Ok(MergeOutcome {
+        games: merged.records.len() as u64,
+        planned: plan.len() as u64,
+        already_there: merged.already_there,
+        repeated: set.repeated().to_vec(),
+        duplicate_shards: merged.duplicate_shards,
+        duplicate_games: merged.duplicate_games,
+        gaps: (!complete).then_some(merged.gaps),
+        summary,
+    })
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ fn _mancala(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::exact_positions, m)?)?;
     m.add_function(wrap_pyfunction!(game::_restore_state, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::_tournament, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::_merge, m)?)?;
     m.add("TERMINAL", game::TERMINAL)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

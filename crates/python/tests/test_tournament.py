@@ -194,3 +194,56 @@ def test_exact_adjudication_from_a_dict(tmp_path):
         assert sum(g["scores"]) == 24 and g["margin"] == g["scores"][0] - g["scores"][1]
     with pytest.raises(ValueError, match="Oware"):
         mancala.tournament(dict(config, game="oware"), output=tmp_path / "oware")
+
+
+def test_shards_merged_are_the_tournament_played_whole(tmp_path):
+    config = {
+        "name": "py-shards",
+        "game": "kalah:pits=4,seeds=3",
+        "games_per_pair": 6,
+        "seed": 5,
+        "agents": [{"spec": "random"}, {"spec": "minimax:depth=2"}, {"spec": "greedy"}],
+    }
+    whole = mancala.tournament(config, output=tmp_path / "whole", threads=2, report=False)
+    shards = []
+    for k in (1, 2):
+        folder = tmp_path / f"shard{k}"
+        played = mancala.tournament(
+            config, output=folder, threads=1, report=False, shard=f"{k}/2"
+        )
+        assert played == {"folder": str(folder), "report": None}
+        shards.append(folder)
+
+    merged = mancala.merge(shards, tmp_path / "merged", report=False)
+    assert (merged["games_played"], merged["games_planned"]) == (18, 18)
+    assert merged["folder"] == str(tmp_path / "merged") and merged["report"] is None
+    for key in ["standings", "first_player", "crosstable", "pentanomial"]:
+        assert merged[key] == whole[key], key
+    moves = lambda folder: [g["moves"] for g in sorted(games_in(folder), key=lambda g: g["id"])]
+    assert moves(tmp_path / "merged") == moves(tmp_path / "whole")
+
+    # One shard alone is refused, and leaves no folder; allowed partial, it
+    # writes the games found and no ratings.
+    with pytest.raises(ValueError, match="missing"):
+        mancala.merge(shards[:1], tmp_path / "part")
+    assert not (tmp_path / "part").exists()
+    part = mancala.merge(shards[:1], tmp_path / "part", allow_partial=True, report=False)
+    assert "standings" not in part and "missing" in part
+    assert (part["games_played"], part["games_planned"]) == (9, 18)
+    assert len(games_in(tmp_path / "part")) == 9
+
+    # A folder given twice is read once, with a warning; merging into a
+    # shard's own folder, or shards of another tournament, is refused.
+    with pytest.warns(RuntimeWarning, match="given twice"):
+        again = mancala.merge(shards + shards[:1], tmp_path / "again", report=False)
+    assert again["standings"] == whole["standings"]
+    with pytest.raises(ValueError, match="one of the shard folders"):
+        mancala.merge(shards, shards[0])
+    other = dict(config, seed=6)
+    mancala.tournament(other, output=tmp_path / "other", threads=1, report=False, shard="2/2")
+    with pytest.raises(ValueError, match="different tournament"):
+        mancala.merge([shards[0], tmp_path / "other"], tmp_path / "mixed")
+    with pytest.raises(TypeError):
+        mancala.merge(tmp_path / "whole", tmp_path / "x")
+    with pytest.raises(ValueError, match="shard"):
+        mancala.tournament(config, output=tmp_path / "bad", shard="3/2")

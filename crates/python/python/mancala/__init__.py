@@ -18,7 +18,8 @@ The engine, agents and exact solver of the mancala toolkit, from Python::
 - ``solve`` gives a position's exact value, every move's value and a
   principal variation; ``exact_positions`` a perfect-play dataset.
 - ``tournament`` runs a tournament config (a file or a dict) and returns
-  its standings, ratings with intervals and first-move statistics.
+  its standings, ratings with intervals and first-move statistics;
+  ``merge`` merges the folders of a tournament played in shards.
 - ``VectorGame`` steps many games at once in Rust, for training loops.
 - ``mancala.pettingzoo`` and ``mancala.gym`` are PettingZoo and Gymnasium
   environments (``pip install mancala[rl]``).
@@ -38,7 +39,7 @@ from ._mancala import (
     exact_positions,
     solve,
 )
-from ._tournament import tournament
+from ._tournament import merge, tournament
 
 __all__ = [
     "TERMINAL",
@@ -50,5 +51,6 @@ __all__ = [
     "clear_solver",
     "exact_positions",
     "solve",
+    "merge",
     "tournament",
 ]
