@@ -1,9 +1,9 @@
 //! End-to-end tests of the `mancala` binary: one test binary (linked once)
 //! with a module per topic and the helpers they share in `util`.
 //!
-//! Tests that need the `neural` feature live in `neural`, under
-//! `#[cfg(feature = "neural")]`, so that CI's neural step runs just them:
-//! `cargo test -p mancala --features neural --test integration -- neural::`.
+//! The binary built with the `neural` feature has a test binary of its
+//! own, `tests/neural_build.rs`: with the feature, CI rebuilds only the
+//! binary and that file.
 
 mod adjudication;
 mod analyze;
