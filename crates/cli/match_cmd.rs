@@ -32,6 +32,7 @@ const DEFAULT_SPRT_GAMES: u64 = 20_000;
 
 fn parse_order(text: &str) -> Result<OpeningOrder, String> {
     text.parse()
+        .map_err(|e: mancala_arena::openings::UnknownOrder| e.to_string())
 }
 
 /// Arguments of `mancala match`.

@@ -46,7 +46,7 @@ use thiserror::Error;
 
 use mancala_core::spec::truncate_input;
 
-use crate::openings::OpeningOrder;
+use crate::openings::{OpeningOrder, UnknownOrder};
 use crate::schedule::{pair_count, Format};
 
 /// Most games one tournament or match may plan. The schedule and the
@@ -235,8 +235,8 @@ impl OpeningsConfig {
     /// The order of a file's openings (sequential unless said).
     ///
     /// # Errors
-    /// The message for an order that is neither.
-    pub fn order(&self) -> Result<OpeningOrder, String> {
+    /// [`UnknownOrder`] for an order that is neither.
+    pub fn order(&self) -> Result<OpeningOrder, UnknownOrder> {
         self.order
             .as_deref()
             .map_or(Ok(OpeningOrder::Sequential), str::parse)
@@ -499,7 +499,7 @@ impl TournamentConfig {
         }
         self.openings
             .order()
-            .map_err(|e| invalid("openings.order", e))?;
+            .map_err(|e| invalid("openings.order", e.to_string()))?;
         if let Some(count) = self.openings.count {
             if count == 0 || count > used_openings {
                 return Err(invalid(

@@ -31,7 +31,7 @@ pub use config::{ConfigError, TournamentConfig};
 pub use log::{EncodedRecord, FolderLock, GameLog, LogError, OutputDir};
 pub use match_summary::MatchSummary;
 pub use moves::{movers, MoveStats, MoveTable};
-pub use openings::{read_openings, Opening, OpeningOrder, OpeningsError};
+pub use openings::{read_openings, Opening, OpeningOrder, OpeningsError, UnknownOrder};
 pub use record::{timeless_json, GameRecord, MoveSearch, TIMING_FIELDS};
 pub use report::{
     interim_standings, pentanomial_table, summarize, write_moves, write_summary, InterimStanding,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::record::GameRecord;
+use crate::record::{GameRecord, RecordMismatch};
 use crate::schedule::{ScheduledGame, Shard};
 
 /// Problems with an output folder.
@@ -356,7 +356,7 @@ impl GameLog {
         out: OutputDir,
         identity: &impl Serialize,
         schedule: &[ScheduledGame],
-        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), RecordMismatch>,
     ) -> Result<(GameLog, Vec<GameRecord>), LogError> {
         GameLog::open_shard(out, identity, schedule, None, check)
     }
@@ -373,7 +373,7 @@ impl GameLog {
         identity: &impl Serialize,
         schedule: &[ScheduledGame],
         shard: Option<Shard>,
-        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), RecordMismatch>,
     ) -> Result<(GameLog, Vec<GameRecord>), LogError> {
         let dir = out.path();
         let id_path = dir.join("tournament.json");
@@ -485,7 +485,7 @@ pub fn read_folder(
     identity: &serde_json::Value,
     schedule: &[ScheduledGame],
     shard: Option<Shard>,
-    check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+    check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), RecordMismatch>,
 ) -> Result<Vec<GameRecord>, LogError> {
     let id_path = dir.join("tournament.json");
     if id_path.exists() {
@@ -539,7 +539,7 @@ fn read_records(
     path: &Path,
     schedule: &[ScheduledGame],
     shard: Option<Shard>,
-    check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+    check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), RecordMismatch>,
 ) -> Result<Vec<GameRecord>, LogError> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
@@ -759,7 +759,7 @@ mod tests {
             .collect()
     }
 
-    fn accept(_: &ScheduledGame, _: &GameRecord) -> Result<(), String> {
+    fn accept(_: &ScheduledGame, _: &GameRecord) -> Result<(), RecordMismatch> {
         Ok(())
     }
 
@@ -818,7 +818,7 @@ mod tests {
         fs::write(&path, lines.join("\n") + "\n").unwrap();
         let reject_one = |_: &ScheduledGame, r: &GameRecord| {
             if r.id == 1 {
-                Err("the winner is wrong".to_string())
+                Err(RecordMismatch("the winner is wrong".to_string()))
             } else {
                 Ok(())
             }

@@ -28,7 +28,7 @@ use crate::identity::Identity;
 use crate::log::{first_difference, lock_holder, read_folder, read_json, GameLog, LogError};
 use crate::log::{OutputDir, LOCK_FILE};
 use crate::moves::MoveTable;
-use crate::record::{timeless_json, GameRecord};
+use crate::record::{timeless_json, GameRecord, RecordMismatch};
 use crate::report::Summary;
 use crate::schedule::{ScheduledGame, Shard};
 use crate::tournament::{write_results, Prepared, TournamentError};
@@ -553,7 +553,7 @@ impl ShardSet {
     pub fn collect(
         &self,
         schedule: &[ScheduledGame],
-        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), String>,
+        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), RecordMismatch>,
         earlier: Option<(&Path, Vec<GameRecord>)>,
     ) -> Result<Merged, MergeError> {
         let planned = schedule.len() as u64;
@@ -884,7 +884,7 @@ mod tests {
         }
     }
 
-    fn accept(_: &ScheduledGame, _: &GameRecord) -> Result<(), String> {
+    fn accept(_: &ScheduledGame, _: &GameRecord) -> Result<(), RecordMismatch> {
         Ok(())
     }
 

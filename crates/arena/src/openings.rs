@@ -77,16 +77,19 @@ pub enum OpeningOrder {
     Random,
 }
 
-impl std::str::FromStr for OpeningOrder {
-    type Err = String;
+/// A name that is not an [`OpeningOrder`].
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("'{0}' is not an order of openings: sequential or random")]
+pub struct UnknownOrder(pub String);
 
-    fn from_str(text: &str) -> Result<OpeningOrder, String> {
+impl std::str::FromStr for OpeningOrder {
+    type Err = UnknownOrder;
+
+    fn from_str(text: &str) -> Result<OpeningOrder, UnknownOrder> {
         match text {
             "sequential" => Ok(OpeningOrder::Sequential),
             "random" => Ok(OpeningOrder::Random),
-            other => Err(format!(
-                "'{other}' is not an order of openings: sequential or random"
-            )),
+            other => Err(UnknownOrder(other.to_string())),
         }
     }
 }
@@ -539,9 +542,8 @@ mod tests {
         assert_ne!(digest(&all), digest(&a));
         assert_ne!(digest(&all), digest(&all[1..]));
         assert_eq!("random".parse::<OpeningOrder>(), Ok(OpeningOrder::Random));
-        assert!("shuffled"
-            .parse::<OpeningOrder>()
-            .unwrap_err()
-            .contains("sequential or random"));
+        let e = "shuffled".parse::<OpeningOrder>().unwrap_err();
+        assert_eq!(e, UnknownOrder("shuffled".into()));
+        assert!(e.to_string().contains("sequential or random"));
     }
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use mancala_agents::{SearchInfo, SearchKind};
 use mancala_core::Game;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -177,13 +178,14 @@ impl GameRecord {
     /// the rules' start.
     ///
     /// # Errors
-    /// Why `start` is not a position of `game`.
-    pub fn start_state<G: Game>(&self, game: &G) -> Result<G::State, String> {
+    /// [`BadStart`] when `start` is not a position of `game`.
+    pub fn start_state<G: Game>(&self, game: &G) -> Result<G::State, BadStart> {
         match &self.start {
             None => Ok(game.start()),
-            Some(text) => game
-                .parse_position(text)
-                .map_err(|e| format!("its start position '{text}': {e}")),
+            Some(text) => game.parse_position(text).map_err(|e| BadStart {
+                text: text.clone(),
+                why: e.to_string(),
+            }),
         }
     }
 
@@ -203,6 +205,23 @@ impl GameRecord {
         self.winner.map(|w| 1 - usize::from(w))
     }
 }
+
+/// A record's start position that is not a position of its game.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("its start position '{text}': {why}")]
+pub struct BadStart {
+    /// The position as the record gives it.
+    pub text: String,
+    /// Why it is not one.
+    pub why: String,
+}
+
+/// Why a game read back from a log is not the game its plan says, or not a
+/// game at all (its moves do not replay to its result): what differs, in
+/// words, for the user who resumes or merges.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct RecordMismatch(pub String);
 
 /// `record` as JSON without its [`TIMING_FIELDS`]: what two runs of the
 /// same games must agree on.

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::adjudication::{perfect_play_scores, Adjudicator, ADJUDICATED};
 use crate::moves::{MoveStats, MoveTable};
 use crate::openings::Opening;
-use crate::record::{GameRecord, MoveSearch};
+use crate::record::{GameRecord, MoveSearch, RecordMismatch};
 use crate::schedule::ScheduledGame;
 use crate::ArenaError;
 
@@ -352,8 +352,17 @@ impl<G: Game> Arena<'_, G> {
     /// its log only this far.
     ///
     /// # Errors
-    /// What differs, in words.
-    pub fn check_record(&self, planned: &ScheduledGame, r: &GameRecord) -> Result<(), String> {
+    /// [`RecordMismatch`]: what differs, in words.
+    pub fn check_record(
+        &self,
+        planned: &ScheduledGame,
+        r: &GameRecord,
+    ) -> Result<(), RecordMismatch> {
+        self.difference(planned, r).map_err(RecordMismatch)
+    }
+
+    /// The first way `r` differs from what playing `planned` gives.
+    fn difference(&self, planned: &ScheduledGame, r: &GameRecord) -> Result<(), String> {
         let game = self.game;
         let [i, j] = planned.seats;
         let names = &self.players.names;

@@ -114,7 +114,7 @@ pub fn prepare<'a, G: Game>(
     let format = config.format().map_err(|e| input(e.to_string()))?;
     let openings = match &config.openings.file {
         Some(file) => {
-            let order = config.openings.order().map_err(input)?;
+            let order = config.openings.order().map_err(|e| input(e.to_string()))?;
             load_openings(game, file, order, config.seed)
                 .map_err(|e| input(format!("{origin}: key `openings.file`: {e}")))?
         }

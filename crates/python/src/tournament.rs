@@ -204,7 +204,7 @@ fn run_on<G: mancala_solver::Solvable>(
     origin: &str,
 ) -> Result<RunEnd, Failure> {
     let agents = mancala_registry::tournament_agents(game, &config.agents, origin)
-        .map_err(Failure::Input)?;
+        .map_err(|e| Failure::Input(e.to_string()))?;
     let specs = agents.iter().map(ToString::to_string).collect();
     // Engines keep their standard error beside the games.
     let logs = settings.dir.join(mancala_arena::log::ENGINE_LOG_DIR);

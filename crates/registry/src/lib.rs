@@ -56,6 +56,20 @@ pub enum RegistryError {
         /// Whether it was looked for on `PATH` (a bare name).
         on_path: bool,
     },
+    /// An agent of a tournament's config that cannot be made or cannot
+    /// play its game.
+    #[error("{origin}: key `agents[{index}].{key}`: {why}")]
+    Entry {
+        /// Where the config came from (its file, or "the config dict").
+        origin: String,
+        /// The agent's place in the config's list, from 0.
+        index: usize,
+        /// The key at fault: `spec`, `command`, or another key of an
+        /// engine's entry.
+        key: String,
+        /// Why.
+        why: String,
+    },
     /// An engine's program names a directory.
     #[error("engine program `{0}` is a directory, not a program")]
     ProgramIsDirectory(String),
@@ -216,18 +230,23 @@ impl AnyAgentSpec {
 /// ``configs/quick.toml: key `agents[1].spec`: ...``.
 ///
 /// # Errors
-/// The first agent that cannot be made or cannot play `game`.
+/// [`RegistryError::Entry`] for the first agent that cannot be made or
+/// cannot play `game`.
 pub fn tournament_agents<G: Solvable>(
     game: &G,
     agents: &[AgentEntry],
     origin: &str,
-) -> Result<Vec<AnyAgentSpec>, String> {
+) -> Result<Vec<AnyAgentSpec>, RegistryError> {
     agents
         .iter()
         .enumerate()
-        .map(|(i, entry)| {
-            let refused =
-                |key: &str, e: &dyn fmt::Display| format!("{origin}: key `agents[{i}].{key}`: {e}");
+        .map(|(index, entry)| {
+            let refused = |key: &str, e: &dyn fmt::Display| RegistryError::Entry {
+                origin: origin.to_string(),
+                index,
+                key: key.to_string(),
+                why: e.to_string(),
+            };
             let spec = match &entry.command {
                 Some(command) => engine_entry(entry, command)
                     .map(|config| AnyAgentSpec::Engine(Arc::new(config)))
@@ -358,7 +377,7 @@ mod tests {
     /// The agents of a config holding greedy and the engine `engine`
     /// (the keys of an `[[agents]]` table, after `name = "py"`), as made for
     /// Kalah, or the refusal.
-    fn config_agents(engine: &str) -> Result<Vec<AnyAgentSpec>, String> {
+    fn config_agents(engine: &str) -> Result<Vec<AnyAgentSpec>, RegistryError> {
         let text = format!(
             "name = \"t\"\ngame = \"kalah\"\ngames_per_pair = 2\n[[agents]]\nspec = \"greedy\"\n\
              [[agents]]\nname = \"py\"\n{engine}"
@@ -405,6 +424,11 @@ mod tests {
             ),
         ] {
             let e = config_agents(&good.replace(from, to)).unwrap_err();
+            assert!(
+                matches!(&e, RegistryError::Entry { origin, index: 1, .. } if origin == "t.toml"),
+                "{from} -> {to}: {e:?}"
+            );
+            let e = e.to_string();
             assert!(
                 e.starts_with("t.toml: ") && e.contains(needle),
                 "{from} -> {to}: {e}"

@@ -179,7 +179,7 @@ fn a_resumed_run_refuses_records_whose_move_fields_do_not_fit() {
         (disorder, "search notes are not for its moves in order"),
         (beyond, "search notes are not for its moves in order"),
     ] {
-        let e = arena.check_record(planned, &bad).unwrap_err();
+        let e = arena.check_record(planned, &bad).unwrap_err().to_string();
         assert!(e.contains(why), "{e}");
     }
 }
@@ -266,13 +266,16 @@ fn a_refused_record_says_what_differs_in_words_not_rust_debug_output() {
         ),
         (seated, "the pairing is pair "),
     ] {
-        let e = arena.check_record(planned, &bad).unwrap_err();
+        let e = arena.check_record(planned, &bad).unwrap_err().to_string();
         assert!(e.contains(why), "{e}");
         assert!(!e.contains("Some(") && !e.contains("None"), "{e}");
     }
     let mut players = r.clone();
     players.players.swap(0, 1);
-    let e = arena.check_record(planned, &players).unwrap_err();
+    let e = arena
+        .check_record(planned, &players)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains(&format!(
             "the players are '{b}' and '{a}' but should be '{a}' and '{b}'"
