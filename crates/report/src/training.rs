@@ -177,9 +177,41 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
     let threshold = config
         .and_then(|c| float(c.get("gate_threshold")))
         .unwrap_or(DEFAULT_GATE_THRESHOLD);
-    // The run's name: its config's, else the log's own name when it was
-    // kept under one (`train-kalah-log.csv`), else the folder's.
-    let name = config
+    let name = run_name(t, folder);
+    let game = t
+        .game
+        .clone()
+        .or_else(|| config.map(|c| string(c.get("game"))))
+        .filter(|g| !g.is_empty());
+    let best_generation = gens.iter().rev().find(|g| g.promoted).map(|g| g.generation);
+
+    let mut doc = Document {
+        title: format!("Training run {name}"),
+        lead: format!(
+            "AlphaZero-style self-play training: {} generations logged{}.",
+            gens.len(),
+            game.as_ref().map_or(String::new(), |g| format!(" on {g}"))
+        ),
+        facts: facts(t, folder, game.as_deref(), threshold, best_generation),
+        ..Document::default()
+    };
+    doc.sections.push(losses_section(gens));
+    doc.sections.push(gate_section(gens, threshold));
+    let names = baseline_names(gens);
+    doc.sections.extend(baselines_section(gens, &names));
+    doc.sections.extend(throughput_section(gens));
+    doc.sections.push(final_section(t, &names, best_generation));
+    if let Some(config) = config {
+        doc.sections.push(config_section(config, &name));
+    }
+    doc
+}
+
+/// The run's name: its config's, else the log's own name when it was kept
+/// under one (`train-kalah-log.csv`), else the folder's.
+fn run_name(t: &TrainingFolder, folder: &str) -> String {
+    t.config
+        .as_ref()
         .map(|c| string(c.get("name")))
         .filter(|n| !n.is_empty())
         .or_else(|| {
@@ -189,31 +221,33 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
                 .or_else(|| stem.strip_suffix("_log"))?;
             Some(run.to_string()).filter(|r| !r.is_empty())
         })
-        .unwrap_or_else(|| folder.to_string());
-    let game = t
-        .game
-        .clone()
-        .or_else(|| config.map(|c| string(c.get("game"))))
-        .filter(|g| !g.is_empty());
-    let last = gens.last();
-    let best_generation = gens.iter().rev().find(|g| g.promoted).map(|g| g.generation);
-    let promotions = gens.iter().filter(|g| g.promoted).count();
+        .unwrap_or_else(|| folder.to_string())
+}
 
-    let mut doc = Document {
-        title: format!("Training run {name}"),
-        lead: format!(
-            "AlphaZero-style self-play training: {} generations logged{}.",
-            gens.len(),
-            game.as_ref().map_or(String::new(), |g| format!(" on {g}"))
-        ),
-        ..Document::default()
-    };
-    let mut fact = |k: &str, v: String| doc.facts.push((k.to_string(), v));
+/// The x of a generation in the charts.
+fn generation_x(g: &Generation) -> f64 {
+    f64::from(g.generation)
+}
+
+/// The facts above the sections: the folder, game, generations, time,
+/// self-play, promotions and the best network.
+fn facts(
+    t: &TrainingFolder,
+    folder: &str,
+    game: Option<&str>,
+    threshold: f64,
+    best_generation: Option<u32>,
+) -> Vec<(String, String)> {
+    let gens = &t.generations;
+    let last = gens.last();
+    let promotions = gens.iter().filter(|g| g.promoted).count();
+    let mut facts = Vec::new();
+    let mut fact = |k: &str, v: String| facts.push((k.to_string(), v));
     fact("Folder", folder.to_string());
     fact("Log", t.log_name.clone());
-    match &game {
+    match game {
         Some(g) => {
-            fact("Game", g.clone());
+            fact("Game", g.to_string());
             fact("Rules", rules_in_words(g));
         }
         None => fact(
@@ -258,7 +292,7 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
             (None, _) => "the initial network (no generation was promoted)".into(),
         },
     );
-    if config.is_none() {
+    if t.config.is_none() {
         fact(
             "Threshold",
             format!(
@@ -267,9 +301,13 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
             ),
         );
     }
+    facts
+}
 
-    let generation_x = |g: &Generation| f64::from(g.generation);
-    doc.sections.push(Section {
+/// The losses of each generation's training.
+fn losses_section(gens: &[Generation]) -> Section {
+    let last = gens.last();
+    Section {
         id: "losses".into(),
         title: "Losses".into(),
         blocks: vec![Block::Figure {
@@ -278,8 +316,8 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
                 title: "Training losses per generation".into(),
                 desc: format!(
                     "Mean policy cross-entropy and mean value squared error over each \
-                     generation's training steps, generations {} to {}; policy loss from {} to \
-                     {}, value loss from {} to {}.",
+                 generation's training steps, generations {} to {}; policy loss from {} to \
+                 {}, value loss from {} to {}.",
                     gens.first().map_or(0, |g| g.generation),
                     last.map_or(0, |g| g.generation),
                     plain(gens.first().map(|g| g.policy_loss), 3),
@@ -322,18 +360,22 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
                 ],
             }),
             caption: "Policy loss (top) and value loss (bottom), averaged over each \
-                      generation's training steps; the replay buffer changes under them, so \
-                      they need not fall steadily."
+                  generation's training steps; the replay buffer changes under them, so \
+                  they need not fall steadily."
                 .into(),
         }],
-    });
+    }
+}
 
+/// Each generation's gate score against the promotion threshold.
+fn gate_section(gens: &[Generation], threshold: f64) -> Section {
+    let promotions = gens.iter().filter(|g| g.promoted).count();
     let promoted: Vec<(f64, f64)> = gens
         .iter()
         .filter(|g| g.promoted)
         .map(|g| (generation_x(g), g.gate_score))
         .collect();
-    doc.sections.push(Section {
+    Section {
         id: "gate".into(),
         title: "Gate".into(),
         blocks: vec![Block::Figure {
@@ -342,8 +384,8 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
                 title: "Gate score against the promotion threshold".into(),
                 desc: format!(
                     "Each generation's new network's score against the best network; above \
-                     the threshold {} it is promoted. {promotions} of {} generations were \
-                     promoted (ringed).",
+                 the threshold {} it is promoted. {promotions} of {} generations were \
+                 promoted (ringed).",
                     plain(Some(threshold), 2),
                     gens.len()
                 ),
@@ -378,70 +420,77 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
                 }],
             }),
             caption: "The new network's score against the best one in the gating games; a \
-                      ring marks a promotion (a score above the threshold)."
+                  ring marks a promotion (a score above the threshold)."
                 .into(),
         }],
-    });
-
-    let names = baseline_names(gens);
-    if !names.is_empty() {
-        let markers = [
-            svg::Marker::Circle,
-            svg::Marker::Square,
-            svg::Marker::Triangle,
-            svg::Marker::Diamond,
-        ];
-        let series = names
-            .iter()
-            .enumerate()
-            .map(|(k, b)| svg::Series {
-                name: format!("vs {b}"),
-                points: gens
-                    .iter()
-                    .filter_map(|g| {
-                        g.baselines
-                            .iter()
-                            .find(|(n, _)| n == b)
-                            .map(|(_, s)| (generation_x(g), *s))
-                    })
-                    .collect(),
-                line: true,
-                marker: markers[k % markers.len()],
-                colour: k,
-            })
-            .collect();
-        doc.sections.push(Section {
-            id: "baselines".into(),
-            title: "Baselines".into(),
-            blocks: vec![Block::Figure {
-                id: "baselines".into(),
-                svg: svg::line_chart(&svg::LineChart {
-                    title: "Best network against fixed baselines".into(),
-                    desc: format!(
-                        "The best network's score against each baseline ({}) after each \
-                         generation.",
-                        names.join(", ")
-                    ),
-                    x_label: "generation".into(),
-                    panels: vec![svg::LinePanel {
-                        y_label: "score against the baseline (0 to 1)".into(),
-                        y_range: (0.0, 1.0),
-                        series,
-                        references: vec![Reference {
-                            y: 0.5,
-                            label: "even".into(),
-                            strong: false,
-                        }],
-                    }],
-                }),
-                caption: "The best network's score against each fixed baseline after each \
-                          generation (it changes only when a new network is promoted, up to \
-                          the noise of the evaluation games)."
-                    .into(),
-            }],
-        });
     }
+}
 
+/// The best network against each fixed baseline, when there are any.
+fn baselines_section(gens: &[Generation], names: &[String]) -> Option<Section> {
+    if names.is_empty() {
+        return None;
+    }
+    let markers = [
+        svg::Marker::Circle,
+        svg::Marker::Square,
+        svg::Marker::Triangle,
+        svg::Marker::Diamond,
+    ];
+    let series = names
+        .iter()
+        .enumerate()
+        .map(|(k, b)| svg::Series {
+            name: format!("vs {b}"),
+            points: gens
+                .iter()
+                .filter_map(|g| {
+                    g.baselines
+                        .iter()
+                        .find(|(n, _)| n == b)
+                        .map(|(_, s)| (generation_x(g), *s))
+                })
+                .collect(),
+            line: true,
+            marker: markers[k % markers.len()],
+            colour: k,
+        })
+        .collect();
+    Some(Section {
+        id: "baselines".into(),
+        title: "Baselines".into(),
+        blocks: vec![Block::Figure {
+            id: "baselines".into(),
+            svg: svg::line_chart(&svg::LineChart {
+                title: "Best network against fixed baselines".into(),
+                desc: format!(
+                    "The best network's score against each baseline ({}) after each \
+                     generation.",
+                    names.join(", ")
+                ),
+                x_label: "generation".into(),
+                panels: vec![svg::LinePanel {
+                    y_label: "score against the baseline (0 to 1)".into(),
+                    y_range: (0.0, 1.0),
+                    series,
+                    references: vec![Reference {
+                        y: 0.5,
+                        label: "even".into(),
+                        strong: false,
+                    }],
+                }],
+            }),
+            caption: "The best network's score against each fixed baseline after each \
+                      generation (it changes only when a new network is promoted, up to \
+                      the noise of the evaluation games)."
+                .into(),
+        }],
+    })
+}
+
+/// Self-play positions a second and each generation's time, when the
+/// log's times allow.
+fn throughput_section(gens: &[Generation]) -> Option<Section> {
     // Throughput from the elapsed times: a generation's time covers its
     // self-play, training steps, gating and evaluation together.
     let mut per_second = Vec::new();
@@ -455,61 +504,56 @@ pub fn document(t: &TrainingFolder, folder: &str) -> Document {
             seconds.push((generation_x(g), spent));
         }
     }
-    if !per_second.is_empty() {
-        let mean_rate = per_second.iter().map(|p| p.1).sum::<f64>() / per_second.len() as f64;
-        doc.sections.push(Section {
+    if per_second.is_empty() {
+        return None;
+    }
+    let mean_rate = per_second.iter().map(|p| p.1).sum::<f64>() / per_second.len() as f64;
+    Some(Section {
+        id: "throughput".into(),
+        title: "Self-play throughput".into(),
+        blocks: vec![Block::Figure {
             id: "throughput".into(),
-            title: "Self-play throughput".into(),
-            blocks: vec![Block::Figure {
-                id: "throughput".into(),
-                svg: svg::line_chart(&svg::LineChart {
-                    title: "Self-play throughput per generation".into(),
-                    desc: format!(
-                        "Self-play positions per second of each generation's wall time (mean \
-                         {}), and each generation's wall time in seconds.",
-                        plain(Some(mean_rate), 1)
-                    ),
-                    x_label: "generation".into(),
-                    panels: vec![
-                        svg::LinePanel {
-                            y_label: "self-play positions per second".into(),
-                            y_range: (0.0, f64::NAN),
-                            series: vec![svg::Series {
-                                name: "positions per second".into(),
-                                points: per_second,
-                                line: true,
-                                marker: svg::Marker::Circle,
-                                colour: 2,
-                            }],
-                            references: vec![],
-                        },
-                        svg::LinePanel {
-                            y_label: "generation time (s)".into(),
-                            y_range: (0.0, f64::NAN),
-                            series: vec![svg::Series {
-                                name: "generation time".into(),
-                                points: seconds,
-                                line: true,
-                                marker: svg::Marker::Square,
-                                colour: 3,
-                            }],
-                            references: vec![],
-                        },
-                    ],
-                }),
-                caption: "Positions of self-play per second of generation time (top) and the \
-                          generation's wall time (bottom); a generation's time includes its \
-                          training steps, gating and evaluation games."
-                    .into(),
-            }],
-        });
-    }
-
-    doc.sections.push(final_section(t, &names, best_generation));
-    if let Some(config) = config {
-        doc.sections.push(config_section(config, &name));
-    }
-    doc
+            svg: svg::line_chart(&svg::LineChart {
+                title: "Self-play throughput per generation".into(),
+                desc: format!(
+                    "Self-play positions per second of each generation's wall time (mean \
+                     {}), and each generation's wall time in seconds.",
+                    plain(Some(mean_rate), 1)
+                ),
+                x_label: "generation".into(),
+                panels: vec![
+                    svg::LinePanel {
+                        y_label: "self-play positions per second".into(),
+                        y_range: (0.0, f64::NAN),
+                        series: vec![svg::Series {
+                            name: "positions per second".into(),
+                            points: per_second,
+                            line: true,
+                            marker: svg::Marker::Circle,
+                            colour: 2,
+                        }],
+                        references: vec![],
+                    },
+                    svg::LinePanel {
+                        y_label: "generation time (s)".into(),
+                        y_range: (0.0, f64::NAN),
+                        series: vec![svg::Series {
+                            name: "generation time".into(),
+                            points: seconds,
+                            line: true,
+                            marker: svg::Marker::Square,
+                            colour: 3,
+                        }],
+                        references: vec![],
+                    },
+                ],
+            }),
+            caption: "Positions of self-play per second of generation time (top) and the \
+                      generation's wall time (bottom); a generation's time includes its \
+                      training steps, gating and evaluation games."
+                .into(),
+        }],
+    })
 }
 
 fn final_section(t: &TrainingFolder, names: &[String], best: Option<u32>) -> Section {
