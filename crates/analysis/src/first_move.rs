@@ -726,47 +726,14 @@ pub fn run(
     check_db_seeds(args.db_seeds)?;
     let grid = grid(&args.game, &args.pits, &args.seeds, &args.rules)?;
     let (game_name, rule_sets, boards) = (grid.game, grid.rule_sets, grid.boards);
-    let ladder: Vec<String> = if args.agents.is_empty() {
-        DEFAULT_LADDER.iter().map(|s| s.to_string()).collect()
-    } else {
-        args.agents.clone()
-    };
-    let mut agents = Vec::new();
-    for text in &ladder {
-        let a =
-            AnyAgentSpec::parse(text).map_err(|e| bad_input(format!("--agents '{text}': {e}")))?;
-        if agents
-            .iter()
-            .any(|b: &AnyAgentSpec| b.to_string() == a.to_string())
-        {
-            return Err(bad_input(format!("--agents: '{a}' is listed twice")));
-        }
-        agents.push(a);
-    }
+    let agents = ladder(&args.agents)?;
     let names: Vec<String> = agents.iter().map(ToString::to_string).collect();
     // Plain `perfect` plays from the board's own solver (see CellAgent).
     let board_perfect: Vec<bool> = agents
         .iter()
         .map(|a| matches!(a, AnyAgentSpec::Perfect(p) if *p == PerfectSpec::default()))
         .collect();
-    // Which agents can play which board: `perfect` knows Kalah and
-    // single-round Congkak only (boards, not games: a grid of Congkak may
-    // hold both single and multi-round rule sets).
-    let mut playable: HashMap<(usize, &str), bool> = HashMap::new();
-    let mut unplayable = BTreeSet::new();
-    for b in &boards {
-        for (i, a) in agents.iter().enumerate() {
-            let ok = with_game!(&b.spec, game => match a.check(game) {
-                Ok(()) => true,
-                Err(_) if matches!(a, AnyAgentSpec::Perfect(_)) => false,
-                Err(e) => return Err(bad_input(format!("--agents '{a}': {e}"))),
-            });
-            if !ok {
-                unplayable.insert(format!("{} on {}", names[i], game_label(&b.spec)));
-            }
-            playable.insert((i, b.key.as_str()), ok);
-        }
-    }
+    let (playable, unplayable) = playable_cells(&boards, &agents)?;
     let options = options_record(&game_name, args, &boards, &rule_sets, &names);
     // Compared as JSON values with the saved file, which may come from an
     // older version with other keys.
@@ -909,7 +876,74 @@ pub fn run(
         }
     }
 
-    // Rows in grid order, whatever order earlier runs wrote them in.
+    sort_in_grid_order(&mut rows, &boards, &names);
+    let result = FirstMove {
+        game: game_name,
+        rule_sets,
+        agents: names,
+        boards,
+        exacts,
+        rows,
+        skipped_perfect,
+        unplayable: unplayable.into_iter().collect(),
+        interrupted,
+        options,
+    };
+    write_json(&args.out, &result)?;
+    Ok(result)
+}
+
+/// The agents of `--agents` (the default ladder when none is given),
+/// each once.
+fn ladder(texts: &[String]) -> Result<Vec<AnyAgentSpec>> {
+    let texts: Vec<String> = if texts.is_empty() {
+        DEFAULT_LADDER.iter().map(|s| s.to_string()).collect()
+    } else {
+        texts.to_vec()
+    };
+    let mut agents: Vec<AnyAgentSpec> = Vec::new();
+    for text in &texts {
+        let a =
+            AnyAgentSpec::parse(text).map_err(|e| bad_input(format!("--agents '{text}': {e}")))?;
+        if agents.iter().any(|b| b.to_string() == a.to_string()) {
+            return Err(bad_input(format!("--agents: '{a}' is listed twice")));
+        }
+        agents.push(a);
+    }
+    Ok(agents)
+}
+
+/// Which agent (by index) can play which board (by key), and the notes
+/// on those that cannot: `perfect` knows Kalah and single-round Congkak
+/// only (boards, not games: a grid of Congkak may hold both single and
+/// multi-round rule sets). Any other agent that cannot play a board is
+/// the user's error.
+#[allow(clippy::type_complexity)]
+fn playable_cells<'b>(
+    boards: &'b [Board],
+    agents: &[AnyAgentSpec],
+) -> Result<(HashMap<(usize, &'b str), bool>, BTreeSet<String>)> {
+    let mut playable = HashMap::new();
+    let mut unplayable = BTreeSet::new();
+    for b in boards {
+        for (i, a) in agents.iter().enumerate() {
+            let ok = with_game!(&b.spec, game => match a.check(game) {
+                Ok(()) => true,
+                Err(_) if matches!(a, AnyAgentSpec::Perfect(_)) => false,
+                Err(e) => return Err(bad_input(format!("--agents '{a}': {e}"))),
+            });
+            if !ok {
+                unplayable.insert(format!("{a} on {}", game_label(&b.spec)));
+            }
+            playable.insert((i, b.key.as_str()), ok);
+        }
+    }
+    Ok((playable, unplayable))
+}
+
+/// Sorts `rows` board by board and agent by agent, as the grid lists
+/// them, whatever order earlier runs wrote them in.
+fn sort_in_grid_order(rows: &mut [Row], boards: &[Board], names: &[String]) {
     let per_board = names.len();
     let order: HashMap<(&str, &str), usize> = boards
         .iter()
@@ -927,20 +961,6 @@ pub fn run(
             .copied()
             .unwrap_or(usize::MAX)
     });
-    let result = FirstMove {
-        game: game_name,
-        rule_sets,
-        agents: names,
-        boards,
-        exacts,
-        rows,
-        skipped_perfect,
-        unplayable: unplayable.into_iter().collect(),
-        interrupted,
-        options,
-    };
-    write_json(&args.out, &result)?;
-    Ok(result)
 }
 
 /// The game of a board, as the note on agents left out names it.
@@ -1255,6 +1275,44 @@ fn value_in_words(value: Option<i32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ladder_is_the_default_or_the_agents_given_each_once() {
+        let default = ladder(&[]).unwrap();
+        let names: Vec<String> = default.iter().map(ToString::to_string).collect();
+        assert_eq!(names, DEFAULT_LADDER);
+        let given = ladder(&["greedy".into(), "minimax:depth=2".into()]).unwrap();
+        assert_eq!(given.len(), 2);
+        // The same agent written two ways is still listed twice.
+        let e = ladder(&["minimax:depth=2".into(), " minimax:depth=2".into()]).unwrap_err();
+        assert!(e.to_string().contains("listed twice"), "{e}");
+        let e = ladder(&["nonsense".into()]).unwrap_err();
+        assert!(e.to_string().contains("--agents 'nonsense'"), "{e}");
+    }
+
+    #[test]
+    fn perfect_is_left_out_of_boards_it_cannot_solve_and_other_agents_must_play() {
+        let grid = crate::grid::grid("congkak", "3", "2", "standard,rounds=many").unwrap();
+        let agents = ladder(&["greedy".into(), "perfect".into()]).unwrap();
+        let (playable, unplayable) = playable_cells(&grid.boards, &agents).unwrap();
+        let [one, many] = [&grid.boards[0], &grid.boards[1]];
+        assert!(!one.key.contains("rounds=many") && many.key.contains("rounds=many"));
+        assert!(playable[&(0, one.key.as_str())] && playable[&(0, many.key.as_str())]);
+        // `perfect` solves a single round only.
+        assert!(playable[&(1, one.key.as_str())]);
+        assert!(!playable[&(1, many.key.as_str())]);
+        assert_eq!(
+            unplayable.into_iter().collect::<Vec<_>>(),
+            ["perfect on congkak:rounds=many"]
+        );
+        // Any other agent that cannot play a board is refused.
+        let grid = crate::grid::grid("oware", "2", "2", "standard").unwrap();
+        let agents = ladder(&["engine:cmd=/no/such/program".into()]).unwrap();
+        let e = playable_cells(&grid.boards, &agents)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not found"), "{e}");
+    }
 
     #[test]
     fn stable_hash_is_fnv1a() {
