@@ -488,11 +488,12 @@ fn baselines_section(gens: &[Generation], names: &[String]) -> Option<Section> {
     })
 }
 
-/// Self-play positions a second and each generation's time, when the
-/// log's times allow.
-fn throughput_section(gens: &[Generation]) -> Option<Section> {
-    // Throughput from the elapsed times: a generation's time covers its
-    // self-play, training steps, gating and evaluation together.
+/// Each generation's self-play positions a second and its time in
+/// seconds, from the log's elapsed times: a generation's time covers its
+/// self-play, training steps, gating and evaluation together. Generations
+/// whose time does not advance (a cut or edited log) are left out.
+#[allow(clippy::type_complexity)]
+fn throughput(gens: &[Generation]) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
     let mut per_second = Vec::new();
     let mut seconds = Vec::new();
     let mut previous = 0.0;
@@ -504,6 +505,13 @@ fn throughput_section(gens: &[Generation]) -> Option<Section> {
             seconds.push((generation_x(g), spent));
         }
     }
+    (per_second, seconds)
+}
+
+/// Self-play positions a second and each generation's time, when the
+/// log's times allow.
+fn throughput_section(gens: &[Generation]) -> Option<Section> {
+    let (per_second, seconds) = throughput(gens);
     if per_second.is_empty() {
         return None;
     }
@@ -645,6 +653,66 @@ fn config_section(config: &Value, name: &str) -> Section {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn generation(generation: u32, elapsed_s: f64, positions: u64) -> Generation {
+        Generation {
+            generation,
+            elapsed_s,
+            selfplay_games: 10,
+            positions,
+            buffer: 0,
+            policy_loss: 1.0,
+            value_loss: 0.5,
+            gate_score: 0.5,
+            promoted: false,
+            baselines: vec![],
+        }
+    }
+
+    fn folder(log_name: &str, config: Option<Value>) -> TrainingFolder {
+        TrainingFolder {
+            log_name: log_name.into(),
+            generations: vec![generation(1, 10.0, 100)],
+            config,
+            game: None,
+            has_best: false,
+        }
+    }
+
+    #[test]
+    fn a_run_is_named_by_its_config_else_its_log_else_its_folder() {
+        let config = serde_json::json!({"name": "kalah-run"});
+        assert_eq!(
+            run_name(&folder("log.csv", Some(config)), "out"),
+            "kalah-run"
+        );
+        assert_eq!(
+            run_name(&folder("train-kalah-log.csv", None), "out"),
+            "train-kalah"
+        );
+        assert_eq!(run_name(&folder("oware_log.csv", None), "out"), "oware");
+        assert_eq!(run_name(&folder("log.csv", None), "out"), "out");
+        assert_eq!(run_name(&folder("-log.csv", None), "out"), "out");
+        let unnamed = serde_json::json!({"name": ""});
+        assert_eq!(run_name(&folder("a-log.csv", Some(unnamed)), "out"), "a");
+    }
+
+    #[test]
+    fn throughput_is_each_generations_positions_over_its_own_time() {
+        let gens = [
+            generation(1, 10.0, 100),
+            generation(2, 30.0, 400),
+            // A log whose time went back (edited, or cut and resumed).
+            generation(3, 25.0, 50),
+            generation(4, 30.0, 60),
+        ];
+        let (per_second, seconds) = throughput(&gens);
+        assert_eq!(per_second, [(1.0, 10.0), (2.0, 20.0), (4.0, 12.0)]);
+        assert_eq!(seconds, [(1.0, 10.0), (2.0, 20.0), (4.0, 5.0)]);
+        assert!(throughput_section(&gens).is_some());
+        assert!(throughput_section(&[generation(1, 0.0, 10)]).is_none());
+        assert!(throughput_section(&[generation(1, f64::NAN, 10)]).is_none());
+    }
 
     #[test]
     fn baselines_split_at_the_last_equals_sign() {
