@@ -382,6 +382,32 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
 }
 
 fn ratings_section(standings: &[AgentSummary], anchor: &str) -> Section {
+    let chart = ratings_chart(standings, anchor);
+    let table = standings_table(standings);
+    Section {
+        id: "ratings".into(),
+        title: "Ratings".into(),
+        blocks: vec![
+            Block::Figure {
+                id: "ladder".into(),
+                svg: svg::interval_chart(&chart),
+                caption: "Elo ratings, best first, with 95% profile-likelihood intervals (an \
+                          arrow: the interval is unbounded on that side)."
+                    .into(),
+            },
+            Block::Table(table),
+            Block::Paragraph(
+                "Score: points per game (a draw is half). As first, as second: the agent's \
+                 score in the games it began and in those its opponent began. Margins are in \
+                 seeds, from the agent's side, forfeits left out."
+                    .into(),
+            ),
+        ],
+    }
+}
+
+/// The ratings ladder: each agent's Elo with its interval, best first.
+fn ratings_chart(standings: &[AgentSummary], anchor: &str) -> svg::IntervalChart {
     let note = |a: &AgentSummary| match elo_interval(a) {
         Some((lo, hi)) => format!(
             "{} [{}, {}]",
@@ -392,7 +418,7 @@ fn ratings_section(standings: &[AgentSummary], anchor: &str) -> Section {
         None if a.name == anchor => format!("{} (anchor)", signed(Some(a.elo), 0)),
         None => signed(Some(a.elo), 0),
     };
-    let chart = svg::IntervalChart {
+    svg::IntervalChart {
         title: "Ratings ladder".into(),
         desc: format!(
             "Elo rating of each agent with its 95% profile-likelihood interval, best first: {}.",
@@ -432,7 +458,11 @@ fn ratings_section(standings: &[AgentSummary], anchor: &str) -> Section {
             },
             strong: false,
         }],
-    };
+    }
+}
+
+/// The standings table: rank, rating, score, margin and seats of each agent.
+fn standings_table(standings: &[AgentSummary]) -> Table {
     let mut table = Table::new(
         "Standings",
         &[
@@ -471,26 +501,7 @@ fn ratings_section(standings: &[AgentSummary], anchor: &str) -> Section {
             a.forfeits.to_string(),
         ]);
     }
-    Section {
-        id: "ratings".into(),
-        title: "Ratings".into(),
-        blocks: vec![
-            Block::Figure {
-                id: "ladder".into(),
-                svg: svg::interval_chart(&chart),
-                caption: "Elo ratings, best first, with 95% profile-likelihood intervals (an \
-                          arrow: the interval is unbounded on that side)."
-                    .into(),
-            },
-            Block::Table(table),
-            Block::Paragraph(
-                "Score: points per game (a draw is half). As first, as second: the agent's \
-                 score in the games it began and in those its opponent began. Margins are in \
-                 seeds, from the agent's side, forfeits left out."
-                    .into(),
-            ),
-        ],
-    }
+    table
 }
 
 fn crosstable_section(s: &Summary) -> Section {
@@ -560,65 +571,8 @@ fn first_move_section(fp: &FirstPlayerSummary) -> Section {
         .iter()
         .map(|p| (p.agents.join(" vs "), &p.stats))
         .collect();
-    let score_note = |f: &FirstPlayerStats| with_interval(f.score, Some(f.score_interval), pct);
-    let mut rows = vec![svg::IntervalRow {
-        label: "all games".into(),
-        estimate: overall.score.map(|v| Estimate {
-            value: v,
-            lo: overall.score_interval.0,
-            hi: overall.score_interval.1,
-        }),
-        note: score_note(overall),
-    }];
-    for (label, f) in &per_pair {
-        rows.push(svg::IntervalRow {
-            label: label.clone(),
-            estimate: f.score.map(|v| Estimate {
-                value: v,
-                lo: f.score_interval.0,
-                hi: f.score_interval.1,
-            }),
-            note: score_note(f),
-        });
-    }
-    let chart = svg::IntervalChart {
-        title: "First-seat score".into(),
-        desc: format!(
-            "Score of the player who moved first, with its 95% Wilson interval, over all games \
-             ({}) and per pairing.",
-            score_note(overall)
-        ),
-        x_label: "first seat's score (0 to 1; 0.5 is no advantage)".into(),
-        rows,
-        x_range: (0.0, 1.0),
-        references: vec![Reference {
-            y: 0.5,
-            label: "even".into(),
-            strong: false,
-        }],
-    };
-    let mut table = Table::new(
-        "First seat's results, from its own side, per pairing",
-        &[
-            "pairing",
-            "games",
-            "first W-D-L",
-            "first-seat score [95%]",
-            "first-seat margin [95%]",
-        ],
-        &[false, true, true, false, false],
-    );
-    for (label, f) in std::iter::once(("all games".to_string(), overall))
-        .chain(per_pair.iter().map(|(l, f)| (l.clone(), *f)))
-    {
-        table.row(vec![
-            label,
-            f.wdl.games().to_string(),
-            wdl_text(&f.wdl),
-            score_note(f),
-            margin_text(f.margin.as_ref()),
-        ]);
-    }
+    let chart = first_seat_chart(overall, &per_pair);
+    let table = first_seat_table(overall, &per_pair);
     let fitted = match advantage {
         Some(a) => format!(
             "The rating fit puts the first move's worth at {} Elo{}: the first seat's edge \
@@ -639,7 +593,7 @@ fn first_move_section(fp: &FirstPlayerSummary) -> Section {
             Block::Paragraph(format!(
                 "Over all games the player who moved first scored {} ({}-{}-{} W-D-L), with a \
                  mean margin of {} seeds. {fitted}",
-                score_note(overall),
+                first_seat_score(overall),
                 overall.wdl.wins,
                 overall.wdl.draws,
                 overall.wdl.losses,
@@ -655,6 +609,81 @@ fn first_move_section(fp: &FirstPlayerSummary) -> Section {
             Block::Table(table),
         ],
     }
+}
+
+/// The first seat's score with its interval, as the chart and table note it.
+fn first_seat_score(f: &FirstPlayerStats) -> String {
+    with_interval(f.score, Some(f.score_interval), pct)
+}
+
+/// The first seat's score over all games and per pairing, with intervals.
+fn first_seat_chart(
+    overall: &FirstPlayerStats,
+    per_pair: &[(String, &FirstPlayerStats)],
+) -> svg::IntervalChart {
+    let mut rows = vec![svg::IntervalRow {
+        label: "all games".into(),
+        estimate: overall.score.map(|v| Estimate {
+            value: v,
+            lo: overall.score_interval.0,
+            hi: overall.score_interval.1,
+        }),
+        note: first_seat_score(overall),
+    }];
+    for (label, f) in per_pair {
+        rows.push(svg::IntervalRow {
+            label: label.clone(),
+            estimate: f.score.map(|v| Estimate {
+                value: v,
+                lo: f.score_interval.0,
+                hi: f.score_interval.1,
+            }),
+            note: first_seat_score(f),
+        });
+    }
+    svg::IntervalChart {
+        title: "First-seat score".into(),
+        desc: format!(
+            "Score of the player who moved first, with its 95% Wilson interval, over all games \
+             ({}) and per pairing.",
+            first_seat_score(overall)
+        ),
+        x_label: "first seat's score (0 to 1; 0.5 is no advantage)".into(),
+        rows,
+        x_range: (0.0, 1.0),
+        references: vec![Reference {
+            y: 0.5,
+            label: "even".into(),
+            strong: false,
+        }],
+    }
+}
+
+/// The first seat's results per pairing, from its own side.
+fn first_seat_table(overall: &FirstPlayerStats, per_pair: &[(String, &FirstPlayerStats)]) -> Table {
+    let mut table = Table::new(
+        "First seat's results, from its own side, per pairing",
+        &[
+            "pairing",
+            "games",
+            "first W-D-L",
+            "first-seat score [95%]",
+            "first-seat margin [95%]",
+        ],
+        &[false, true, true, false, false],
+    );
+    for (label, f) in std::iter::once(("all games".to_string(), overall))
+        .chain(per_pair.iter().map(|(l, f)| (l.clone(), *f)))
+    {
+        table.row(vec![
+            label,
+            f.wdl.games().to_string(),
+            wdl_text(&f.wdl),
+            first_seat_score(f),
+            margin_text(f.margin.as_ref()),
+        ]);
+    }
+    table
 }
 
 /// Bin width for margins spanning `span` seeds: at most about 24 bins.
