@@ -260,10 +260,21 @@ fn each_line<T: serde::de::DeserializeOwned>(
     path: &Path,
     each: impl FnMut(u64, T) -> ControlFlow<()>,
 ) -> Result<(), ApiError> {
-    let Ok(meta) = fs::metadata(path) else {
+    if !within_cap(path)? {
         return Ok(());
+    }
+    folder::each_record(path, each)
+        .map(drop)
+        .map_err(unreadable)
+}
+
+/// Whether the folder has the file `path`, refusing one past
+/// [`MAX_FILE_BYTES`] before it is read: its read is bounded in time, as
+/// the stream bounds its memory.
+fn within_cap(path: &Path) -> Result<bool, ApiError> {
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(false);
     };
-    // Bounded in time, as the stream bounds memory.
     if meta.len() > MAX_FILE_BYTES {
         return Err(ApiError::Unprocessable(format!(
             "{} is {} MiB, more than the {} MiB the web app reads",
@@ -272,9 +283,7 @@ fn each_line<T: serde::de::DeserializeOwned>(
             MAX_FILE_BYTES >> 20
         )));
     }
-    folder::each_record(path, each)
-        .map(drop)
-        .map_err(unreadable)
+    Ok(true)
 }
 
 /// The record at byte `offset` of `path` (found by [`each_line`]).
@@ -336,19 +345,13 @@ pub fn game_notes(dir: &Path, id: u64) -> Result<Option<GameNotes>, ApiError> {
     find(&dir.join(ANNOTATIONS), id)
 }
 
-/// The first record of `path` with id `id`, parsed whole; the others are
-/// only looked at for their id.
+/// The first record of `path` with id `id` ([`folder::find_record`]); a
+/// missing file has none.
 fn find<T: serde::de::DeserializeOwned>(path: &Path, id: u64) -> Result<Option<T>, ApiError> {
-    let mut found = None;
-    each_line(path, |at, line: Id| {
-        if line.id == id {
-            found = Some(at);
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })?;
-    found.map(|at| line_at(path, at)).transpose()
+    if !within_cap(path)? {
+        return Ok(None);
+    }
+    folder::find_record(path, id).map_err(unreadable)
 }
 
 /// The filters of the games list.
