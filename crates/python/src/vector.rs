@@ -4,7 +4,7 @@
 
 use mancala_core::{Game, GameSpec, Move};
 use numpy::{AllowTypeChange, PyArray1, PyArray2, PyArrayLike1, PyArrayMethods};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rand::rngs::SmallRng;
@@ -313,6 +313,44 @@ fn batch(
     }) as Box<dyn Batch>)
 }
 
+/// Refuses a batch of `n` games that this machine cannot hold, before
+/// anything is allocated (an allocation that fails would abort the
+/// interpreter): `ValueError` when its size does not fit in the address
+/// space, `MemoryError` when it is more than the memory available now.
+fn check_batch_memory(spec: GameSpec, n: usize) -> PyResult<()> {
+    let state = mancala_core::with_game!(&spec, game => std::mem::size_of_val(&game.start()));
+    let width = crate::position::observation_len(&spec);
+    let actions = crate::position::num_actions(&spec);
+    // A game's position and count, its rows of the five output arrays,
+    // and its sampled action.
+    let per_game = state + 8 + width * 4 + actions + 2 * 4 + 1 + 1 + 8;
+    let Some(bytes) = n
+        .checked_mul(per_game)
+        .filter(|&b| b <= isize::MAX as usize)
+    else {
+        return Err(PyValueError::new_err(format!(
+            "n: {n} games of {per_game} bytes are more than this machine can address"
+        )));
+    };
+    match available_memory() {
+        Some(available) if bytes > available => Err(PyMemoryError::new_err(format!(
+            "n: {n} games need {} MiB, and {} MiB of memory are available",
+            bytes >> 20,
+            available >> 20
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes of memory available to new allocations (Linux's `MemAvailable`),
+/// or `None` where the system does not say.
+fn available_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// `n` games of one spec held in Rust and stepped together, for training
 /// loops: `reset()` and `step(actions)` return the same five NumPy arrays,
 /// written in place each time (copy what you keep):
@@ -359,16 +397,18 @@ impl PyVectorGame {
     fn new(
         py: Python<'_>,
         spec: &str,
-        n: usize,
+        n: i64,
         seed: u64,
         auto_reset: bool,
         opening_plies: u32,
         threads: Option<usize>,
     ) -> PyResult<PyVectorGame> {
         let spec = crate::game::parse_spec(spec)?;
-        if n == 0 {
-            return Err(PyValueError::new_err("n must be at least 1"));
-        }
+        let n = match usize::try_from(n) {
+            Ok(n) if n > 0 => n,
+            _ => return Err(PyValueError::new_err("n must be at least 1")),
+        };
+        check_batch_memory(spec, n)?;
         let threads = match threads {
             Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
             Some(t) => t,
@@ -471,13 +511,13 @@ impl PyVectorGame {
     }
 
     /// Game `i`'s position, as a `State` (a copy).
-    fn state(&self, i: usize) -> PyResult<PyState> {
-        if i >= self.n {
+    fn state(&self, i: i64) -> PyResult<PyState> {
+        let Some(i) = usize::try_from(i).ok().filter(|&i| i < self.n) else {
             return Err(PyValueError::new_err(format!(
                 "game {i} does not exist: there are {}",
                 self.n
             )));
-        }
+        };
         Ok(self.games.state(i))
     }
 }

@@ -105,8 +105,12 @@ def test_an_illegal_action_raises_and_no_game_moves():
     assert [vector.state(i).to_notation() for i in range(4)] == before
     with pytest.raises(ValueError, match="game 4 does not exist"):
         vector.state(4)
+    with pytest.raises(ValueError, match="game -1 does not exist"):
+        vector.state(-1)
     with pytest.raises(ValueError, match="n must be at least 1"):
         mancala.VectorGame("kalah", 0)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        mancala.VectorGame("kalah", -3)
     with pytest.raises(ValueError, match="unknown game"):
         mancala.VectorGame("chess", 2)
 
@@ -187,3 +191,15 @@ def test_nbytes_counts_the_games_and_their_arrays():
     arrays = sum(a.nbytes for a in (obs, legal, rewards, terminated, to_move)) + 8 * 1000
     assert arrays < large.nbytes < arrays + 1000 * 200
     assert 90 * small.nbytes < large.nbytes < 110 * small.nbytes
+
+
+def test_a_batch_this_machine_cannot_hold_is_refused_before_it_is_allocated():
+    # Ten billion games (over a terabyte) would abort the interpreter if
+    # allocated; 2**62 games overflow the address space. Both are refused
+    # with Python's own errors.
+    with pytest.raises(MemoryError, match=r"n: 10000000000 games need \d+ MiB"):
+        mancala.VectorGame("kalah", 10**10)
+    with pytest.raises(ValueError, match="more than this machine can address"):
+        mancala.VectorGame("kalah", 2**62)
+    # A batch that fits is still made.
+    assert len(mancala.VectorGame("oware", 1000)) == 1000
