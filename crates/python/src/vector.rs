@@ -3,8 +3,8 @@
 //! environment of a training loop.
 
 use mancala_core::{Game, GameSpec, Move};
-use numpy::{AllowTypeChange, PyArray1, PyArray2, PyArrayLike1, PyArrayMethods};
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use rand::rngs::SmallRng;
@@ -313,6 +313,39 @@ fn batch(
     }) as Box<dyn Batch>)
 }
 
+/// `actions` as a contiguous int64 array: an int64 array as it is, any
+/// other array or sequence of integers copied (a strided view too). Floats,
+/// booleans and strings are refused (`TypeError`), not cast: 0.9 is no
+/// action.
+fn integer_actions<'py>(
+    py: Python<'py>,
+    actions: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    if let Ok(array) = actions.cast::<PyArray1<i64>>() {
+        if array.is_c_contiguous() {
+            return Ok(array.clone());
+        }
+    }
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (actions,))?;
+    let dtype = array.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        return Err(PyTypeError::new_err(format!(
+            "actions: integers expected, not {}",
+            dtype.str()?
+        )));
+    }
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim != 1 {
+        return Err(PyValueError::new_err(format!(
+            "actions: one action a game expected, not an array of {ndim} dimensions"
+        )));
+    }
+    let array = numpy.call_method1("ascontiguousarray", (array, "int64"))?;
+    Ok(array.cast_into::<PyArray1<i64>>()?)
+}
+
 /// Refuses a batch of `n` games that this machine cannot hold, before
 /// anything is allocated (an allocation that fails would abort the
 /// interpreter): `ValueError` when its size does not fit in the address
@@ -475,8 +508,10 @@ impl PyVectorGame {
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyArrayLike1<'py, i64, AllowTypeChange>,
+        actions: &Bound<'py, PyAny>,
     ) -> PyResult<StepArrays<'py>> {
+        let actions = integer_actions(py, actions)?;
+        let actions = actions.readonly();
         let actions = actions
             .as_slice()
             .map_err(|e| PyValueError::new_err(format!("actions: {e}")))?;

@@ -203,3 +203,21 @@ def test_a_batch_this_machine_cannot_hold_is_refused_before_it_is_allocated():
         mancala.VectorGame("kalah", 2**62)
     # A batch that fits is still made.
     assert len(mancala.VectorGame("oware", 1000)) == 1000
+
+
+def test_actions_are_integers_and_any_layout_of_them_plays():
+    vector = mancala.VectorGame("kalah", 3, seed=4)
+    for bad in ([0.9, 0.0, 1.0], np.array([True, False, True]), ["1", "2", "3"]):
+        with pytest.raises(TypeError, match="integers expected"):
+            vector.step(bad)
+    with pytest.raises(ValueError, match="2 dimensions"):
+        vector.step(np.zeros((3, 1), dtype=np.int64))
+    # No game moved; a strided view and other integer types play as copies.
+    assert all(vector.state(i).to_notation() == vector.state(0).to_notation() for i in range(3))
+    strided = np.array([0, 9, 1, 9, 2, 9], dtype=np.int64)[::2]
+    assert not strided.flags["C_CONTIGUOUS"]
+    vector.step(strided)
+    moved = [vector.state(i).to_notation() for i in range(3)]
+    other = mancala.VectorGame("kalah", 3, seed=4)
+    other.step(np.array([0, 1, 2], dtype=np.uint8))
+    assert [other.state(i).to_notation() for i in range(3)] == moved
