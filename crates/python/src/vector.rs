@@ -30,8 +30,9 @@ struct Out<'a> {
 
 /// The games of a batch, whichever game they play.
 trait Batch: Send + Sync {
-    /// Restarts every game and writes the outputs.
-    fn reset_all(&mut self, out: Out<'_>, threads: usize);
+    /// Restarts every game (`None`) or those marked in `only`, and writes
+    /// their outputs; the others' are left as they are.
+    fn reset(&mut self, only: Option<&[bool]>, out: Out<'_>, threads: usize);
     /// Checks that `actions[i]` is legal in game `i`: the index and a
     /// message for the first that is not.
     fn check(&self, actions: &[i64]) -> Result<(), String>;
@@ -185,8 +186,11 @@ impl<G: Game> Games<G> {
 }
 
 impl<G: Game> Batch for Games<G> {
-    fn reset_all(&mut self, out: Out<'_>, threads: usize) {
+    fn reset(&mut self, only: Option<&[bool]>, out: Out<'_>, threads: usize) {
         self.for_each_slot(out, threads, |this, slot, state, episode, row| {
+            if only.is_some_and(|only| !only[slot]) {
+                return;
+            }
             *episode += 1;
             *state = this.restart(slot, *episode);
             row.rewards[0] = 0.0;
@@ -200,6 +204,10 @@ impl<G: Game> Batch for Games<G> {
         let pits = self.game.pits();
         for (i, (&a, state)) in actions.iter().zip(&self.states).enumerate() {
             let legal = self.game.legal_moves(state);
+            if legal.is_empty() && a == -1 {
+                // A game that is over (auto_reset off) sits the step out.
+                continue;
+            }
             let ok = usize::try_from(a)
                 .ok()
                 .filter(|&a| a <= pits)
@@ -211,7 +219,8 @@ impl<G: Game> Batch for Games<G> {
                     .collect();
                 return Err(if legal.is_empty() {
                     format!(
-                        "game {i} is over (auto_reset is off): reset() before stepping it again"
+                        "game {i} is over (auto_reset is off): its action is -1 (as \
+                         sample_actions() gives it), or reset([{i}]) before stepping it again"
                     )
                 } else {
                     format!(
@@ -228,6 +237,15 @@ impl<G: Game> Batch for Games<G> {
         let pits = self.game.pits();
         let auto_reset = self.auto_reset;
         self.for_each_slot(out, threads, |this, slot, state, episode, row| {
+            if actions[slot] < 0 {
+                // A game already over (checked): it stays over, with no
+                // new reward.
+                row.rewards[0] = 0.0;
+                row.rewards[1] = 0.0;
+                *row.terminated = true;
+                this.write(state, row);
+                return;
+            }
             let mv = Move::from_action_index(actions[slot] as usize, pits);
             this.game.play_unchecked(state, mv);
             match this.game.outcome(state) {
@@ -313,33 +331,44 @@ fn batch(
     }) as Box<dyn Batch>)
 }
 
-/// `actions` as a contiguous int64 array: an int64 array as it is, any
-/// other array or sequence of integers copied (a strided view too). Floats,
-/// booleans and strings are refused (`TypeError`), not cast: 0.9 is no
-/// action.
-fn integer_actions<'py>(
+/// What a batch is asked to do.
+enum Job<'a> {
+    /// Restart every game, or those marked.
+    Reset(Option<&'a [bool]>),
+    /// Play an action in each game (checked).
+    Step(&'a [i64]),
+}
+
+/// `values` (the argument `what`) as a contiguous int64 array: an int64
+/// array as it is, any other array or sequence of integers copied (a
+/// strided view too). Floats, booleans and strings are refused
+/// (`TypeError`), not cast: 0.9 is no action.
+fn integer_array<'py>(
     py: Python<'py>,
-    actions: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    what: &str,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    if let Ok(array) = actions.cast::<PyArray1<i64>>() {
+    if let Ok(array) = values.cast::<PyArray1<i64>>() {
         if array.is_c_contiguous() {
             return Ok(array.clone());
         }
     }
     let numpy = py.import("numpy")?;
-    let array = numpy.call_method1("asarray", (actions,))?;
+    let array = numpy.call_method1("asarray", (values,))?;
     let dtype = array.getattr("dtype")?;
     let kind: String = dtype.getattr("kind")?.extract()?;
-    if kind != "i" && kind != "u" {
+    let size: usize = array.getattr("size")?.extract()?;
+    // An empty list has NumPy's default type, float: it holds no float.
+    if kind != "i" && kind != "u" && size > 0 {
         return Err(PyTypeError::new_err(format!(
-            "actions: integers expected, not {}",
+            "{what}: integers expected, not {}",
             dtype.str()?
         )));
     }
     let ndim: usize = array.getattr("ndim")?.extract()?;
     if ndim != 1 {
         return Err(PyValueError::new_err(format!(
-            "actions: one action a game expected, not an array of {ndim} dimensions"
+            "{what}: a list of integers expected, not an array of {ndim} dimensions"
         )));
     }
     let array = numpy.call_method1("ascontiguousarray", (array, "int64"))?;
@@ -393,13 +422,16 @@ fn available_memory() -> Option<usize> {
 /// - `legal`: bool `(n, num_distinct_actions)`, each game's legal actions;
 /// - `rewards`: float32 `(n, 2)`, each player's result of a game that the
 ///   step ended (1 win, 0 draw, -1 loss), else 0;
-/// - `terminated`: bool `(n,)`, whether the step ended the game;
+/// - `terminated`: bool `(n,)`, whether the game is over after the step;
 /// - `to_move`: int8 `(n,)`, the player to move next (`TERMINAL`, -4, in a
 ///   finished game that was not reset).
 ///
 /// With `auto_reset` (the default) a game that ends starts again at once:
 /// its row then shows the new game, while `rewards` and `terminated` tell of
-/// the one that ended. `opening_plies` random moves begin every game
+/// the one that ended. Without it a game that ends stays over: its action
+/// is then -1 (as `sample_actions()` gives it), it gets no new reward, and
+/// `reset(indices)` restarts it alone, so a batch plays to its end.
+/// `opening_plies` random moves begin every game
 /// (drawn from `seed`, the game's slot and its count, so that the same
 /// seed gives the same games at any thread count). Steps run without the
 /// GIL on `threads` threads (default: all cores), each taking a share of
@@ -462,7 +494,7 @@ impl PyVectorGame {
             samples: PyArray1::zeros(py, n, false).unbind(),
             draws: 0,
         };
-        vector.run(py, None)?;
+        vector.run(py, Job::Reset(None))?;
         Ok(vector)
     }
 
@@ -494,10 +526,35 @@ impl PyVectorGame {
             + array_bytes(self.samples.bind(py))
     }
 
-    /// Restarts every game; returns `(observations, legal, rewards,
-    /// terminated, to_move)`.
-    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<StepArrays<'py>> {
-        self.run(py, None)?;
+    /// Restarts every game, or the games listed in `indices` (the others
+    /// are left as they are, in the arrays too); returns `(observations,
+    /// legal, rewards, terminated, to_move)`.
+    #[pyo3(signature = (indices = None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        indices: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<StepArrays<'py>> {
+        let only = match indices {
+            None => None,
+            Some(indices) => {
+                let indices = integer_array(py, indices, "indices")?;
+                let indices = indices.readonly();
+                let mut only = vec![false; self.n];
+                for &i in indices.as_slice()? {
+                    let slot = usize::try_from(i).ok().filter(|&i| i < self.n);
+                    let Some(slot) = slot else {
+                        return Err(PyValueError::new_err(format!(
+                            "indices: game {i} does not exist: there are {}",
+                            self.n
+                        )));
+                    };
+                    only[slot] = true;
+                }
+                Some(only)
+            }
+        };
+        self.run(py, Job::Reset(only.as_deref()))?;
         self.arrays(py)
     }
 
@@ -510,7 +567,7 @@ impl PyVectorGame {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<StepArrays<'py>> {
-        let actions = integer_actions(py, actions)?;
+        let actions = integer_array(py, actions, "actions")?;
         let actions = actions.readonly();
         let actions = actions
             .as_slice()
@@ -523,7 +580,7 @@ impl PyVectorGame {
             )));
         }
         self.games.check(actions).map_err(PyValueError::new_err)?;
-        self.run(py, Some(actions))?;
+        self.run(py, Job::Step(actions))?;
         self.arrays(py)
     }
 
@@ -565,7 +622,7 @@ fn changed(e: &dyn std::fmt::Display) -> PyErr {
 
 impl PyVectorGame {
     /// Resets (`None`) or steps every game, with the GIL released.
-    fn run(&mut self, py: Python<'_>, actions: Option<&[i64]>) -> PyResult<()> {
+    fn run(&mut self, py: Python<'_>, job: Job<'_>) -> PyResult<()> {
         let mut observations = self.observations.bind(py).try_readwrite()?;
         let mut legal = self.legal.bind(py).try_readwrite()?;
         let mut rewards = self.rewards.bind(py).try_readwrite()?;
@@ -581,9 +638,9 @@ impl PyVectorGame {
         let games = &mut self.games;
         let threads = self.threads;
         crate::interrupt::guarded(|| {
-            py.detach(|| match actions {
-                None => games.reset_all(out, threads),
-                Some(actions) => games.step(actions, out, threads),
+            py.detach(|| match job {
+                Job::Reset(only) => games.reset(only, out, threads),
+                Job::Step(actions) => games.step(actions, out, threads),
             })
         })
     }

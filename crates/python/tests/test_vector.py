@@ -221,3 +221,42 @@ def test_actions_are_integers_and_any_layout_of_them_plays():
     other = mancala.VectorGame("kalah", 3, seed=4)
     other.step(np.array([0, 1, 2], dtype=np.uint8))
     assert [other.state(i).to_notation() for i in range(3)] == moved
+
+
+def test_without_auto_reset_a_batch_plays_to_its_end_and_games_reset_alone():
+    n = 50
+    vector = mancala.VectorGame("kalah:pits=3,seeds=2", n, seed=8, auto_reset=False)
+    game = mancala.Game("kalah:pits=3,seeds=2")
+    rewarded = np.zeros(n, dtype=int)
+    for _ in range(200):
+        actions = vector.sample_actions()
+        was_over = actions == -1
+        _, _, rewards, terminated, to_move = vector.step(actions)
+        # A finished game stays over and gets its reward once, when it ends.
+        assert terminated[was_over].all() and not rewards[was_over].any()
+        rewarded += (rewards != 0).any(axis=1)
+        if terminated.all():
+            break
+    assert terminated.all() and (to_move == mancala.TERMINAL).all()
+    assert rewarded.max() <= 1
+    # Each final position is a game's end, with the result it was rewarded.
+    for i in range(n):
+        assert vector.state(i).is_terminal()
+    # A game that is over and given an action is refused, naming the way out.
+    with pytest.raises(ValueError, match=r"game 0 is over .* -1 .*reset\(\[0\]\)"):
+        vector.step(np.zeros(n, dtype=np.int64))
+    ended = [vector.state(i).to_notation() for i in range(n)]
+    obs, legal, rewards, terminated, to_move = vector.reset([3, 7])
+    assert not terminated[[3, 7]].any() and terminated[[0, 1, 2, 4, 49]].all()
+    assert vector.state(3).to_notation() == game.new_initial_state().to_notation()
+    assert [vector.state(i).to_notation() for i in (0, 1, 49)] == [ended[i] for i in (0, 1, 49)]
+    assert legal[3].any() and not legal[0].any()
+    actions = np.full(n, -1)
+    actions[[3, 7]] = vector.sample_actions()[[3, 7]]
+    vector.step(actions)
+    with pytest.raises(ValueError, match="indices: game 50 does not exist"):
+        vector.reset([50])
+    with pytest.raises(TypeError, match="indices: integers expected"):
+        vector.reset([1.5])
+    assert vector.reset([])[3][[0, 3]].tolist() == [True, False]
+    assert not vector.reset()[3].any()
