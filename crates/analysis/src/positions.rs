@@ -51,7 +51,16 @@ pub struct ExactPositionsOptions {
     /// Play the games and pick the positions, but solve nothing (for
     /// [`MadePositions::game_positions`] alone).
     pub games_only: bool,
+    /// Every position of the set different: a game whose position is one
+    /// of an earlier game's gives none, and more games are played (up to
+    /// [`DISTINCT_GAMES_PER_POSITION`] a position asked) until the set has
+    /// `count`.
+    pub distinct: bool,
 }
+
+/// At most this many games a position asked are played for a set of
+/// distinct positions.
+pub const DISTINCT_GAMES_PER_POSITION: u64 = 10;
 
 /// A set of exact positions and what making it cost.
 #[derive(Clone, Debug)]
@@ -106,30 +115,75 @@ pub fn exact_positions(
 
     // Positions: one from each seeded game, at a random ply after the opening.
     let t0 = Instant::now();
-    observer.start(u64::from(options.count), "games");
-    let picked: Vec<Option<PickedPosition>> = pool.install(|| {
-        (0..options.count)
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|i| {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let p = pick_position(&rules, &sources, options, u64::from(i));
-                observer.step();
-                p
-            })
-            .collect()
-    });
-    observer.finish();
-    if stop.load(Ordering::Relaxed) {
-        return Err(AnalysisError::Interrupted);
-    }
+    let play = |ids: std::ops::Range<u64>| -> Vec<Option<PickedPosition>> {
+        observer.start(ids.end - ids.start, "games");
+        let picked = pool.install(|| {
+            ids.collect::<Vec<u64>>()
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|i| {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let p = pick_position(&rules, &sources, options, i);
+                    observer.step();
+                    p
+                })
+                .collect()
+        });
+        observer.finish();
+        picked
+    };
+    let count = u64::from(options.count);
+    let most_games = if options.distinct {
+        count.saturating_mul(DISTINCT_GAMES_PER_POSITION)
+    } else {
+        count
+    };
     let mut game_positions = std::collections::BTreeSet::new();
     let mut states: Vec<(u32, KalahState)> = Vec::new();
-    for (chosen, all) in picked.into_iter().flatten() {
-        game_positions.extend(all.iter().map(|s| rules.setup(s).to_string()));
-        states.push(chosen);
+    let mut chosen_texts = std::collections::HashSet::new();
+    let mut played = 0u64;
+    while (states.len() as u64) < count && played < most_games {
+        // The games still wanted (twice the shortfall after the first
+        // round, as some of them repeat), by id in order: the same set at
+        // any thread count.
+        let wanted = if played == 0 {
+            count
+        } else {
+            2 * (count - states.len() as u64)
+        };
+        let ids = played..(played + wanted).min(most_games);
+        played = ids.end;
+        for (chosen, all) in play(ids).into_iter().flatten() {
+            if (states.len() as u64) == count
+                || (options.distinct && !chosen_texts.insert(rules.setup(&chosen.1).to_string()))
+            {
+                continue;
+            }
+            game_positions.extend(all.iter().map(|s| rules.setup(s).to_string()));
+            states.push(chosen);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err(AnalysisError::Interrupted);
+        }
+        if !options.distinct {
+            break;
+        }
+    }
+    if states.is_empty() {
+        return Err(bad_input(format!(
+            "no game of {played} lasted past its opening of {} random moves (or its agents \
+             failed): no position to take",
+            options.opening_plies
+        )));
+    }
+    if options.distinct && (states.len() as u64) < count {
+        return Err(bad_input(format!(
+            "only {} distinct positions in {played} games ({DISTINCT_GAMES_PER_POSITION} a \
+             position asked): ask fewer, or draw the games from more varied agents or openings",
+            states.len()
+        )));
     }
     let game_positions: Vec<String> = game_positions.into_iter().collect();
     let games_seconds = t0.elapsed().as_secs_f64();

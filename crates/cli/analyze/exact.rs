@@ -59,6 +59,11 @@ pub struct ExactPositionsArgs {
     /// positions of a set made before).
     #[arg(long, requires = "held_out")]
     games_only: bool,
+    /// Every position different: a game whose position is an earlier
+    /// game's gives none, and more games are played (up to ten a position
+    /// asked) until there are --count.
+    #[arg(long)]
+    distinct: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -107,6 +112,7 @@ pub fn exact_positions(args: &ExactPositionsArgs) -> Result<()> {
         db_dir: crate::solve_cmd::default_db_dir(),
         made_by: std::env::args().collect::<Vec<_>>().join(" "),
         games_only: args.games_only,
+        distinct: args.distinct,
     };
     // A bar per phase (games, then positions), unless quiet.
     let progress = AnalysisProgress::new(args.quiet);

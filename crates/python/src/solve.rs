@@ -218,9 +218,13 @@ pub fn clear_solver() {
 /// position's value, its best move's), `best` (bool: the actions that keep
 /// the value), `players` (int8: the player to move), `plies` (int32: moves
 /// played before the position), and `positions` (a list of their
-/// notations). Ctrl-C raises `KeyboardInterrupt`.
+/// notations). `distinct=True` makes every position different (a game whose
+/// position is an earlier game's gives none, and more games are played, up
+/// to ten a position asked); `ValueError` when the games cannot give
+/// `count` of them, or no position at all (every game ended within its
+/// opening). Ctrl-C raises `KeyboardInterrupt`.
 #[pyfunction]
-#[pyo3(signature = (game, count, seed = 1, *, agents = None, opening_plies = 2, threads = None, tt = 256, db_seeds = None, db_dir = None, db_cache = true))]
+#[pyo3(signature = (game, count, seed = 1, *, agents = None, opening_plies = 2, threads = None, tt = 256, db_seeds = None, db_dir = None, db_cache = true, distinct = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn exact_positions<'py>(
     py: Python<'py>,
@@ -234,6 +238,7 @@ pub fn exact_positions<'py>(
     db_seeds: Option<usize>,
     db_dir: Option<PathBuf>,
     db_cache: bool,
+    distinct: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let spec = match game.cast::<PyGame>() {
         Ok(g) => g.get().spec,
@@ -259,6 +264,7 @@ pub fn exact_positions<'py>(
         db_dir: db_folder(db_dir, db_cache),
         made_by: format!("mancala.exact_positions({spec}, count={count}, seed={seed})"),
         games_only: false,
+        distinct,
     };
     let made = interruptible(py, |cancel| {
         mancala_analysis::positions::exact_positions(&options, &(), cancel)

@@ -275,3 +275,22 @@ def test_exact_positions_are_arrays_of_real_games_with_exact_values():
         mancala.exact_positions("oware", 3)
     with pytest.raises(ValueError, match="minmax"):
         mancala.exact_positions(game, 3, agents=["minmax"])
+
+
+def test_exact_positions_can_be_distinct_and_say_when_they_cannot_be_made():
+    # Greedy against itself from the start plays one game over and over:
+    # its positions repeat, unless the set asks for distinct ones.
+    same = dict(agents=["greedy"], opening_plies=0, threads=2, db_cache=False)
+    game = "kalah:pits=3,seeds=2"
+    repeated = mancala.exact_positions(game, 12, seed=5, **same)["positions"]
+    assert len(repeated) == 12 and len(set(repeated)) < 12
+    distinct = mancala.exact_positions(game, 4, seed=5, distinct=True, **same)["positions"]
+    assert len(distinct) == 4 and len(set(distinct)) == 4
+    again = mancala.exact_positions(game, 4, seed=5, distinct=True, **dict(same, threads=1))
+    assert again["positions"] == distinct
+    # One game holds only so many positions: the set cannot be made.
+    with pytest.raises(ValueError, match=r"only \d+ distinct positions in 400 games"):
+        mancala.exact_positions(game, 40, seed=5, distinct=True, **same)
+    # Games that end within their opening give no position at all.
+    with pytest.raises(ValueError, match="no game of 5 lasted past its opening of 1000000"):
+        mancala.exact_positions(game, 5, opening_plies=10**6, threads=2, db_cache=False)
