@@ -151,12 +151,9 @@ fn judged(note: &MoveNote) -> String {
 
 /// Game `id` of `dir/games.jsonl`, read line by line (a log may be large).
 fn find_game(dir: &Path, id: u64) -> Result<GameRecord> {
-    mancala_arena::folder::find_game(dir, id).map_err(|e| match e {
-        e @ mancala_arena::folder::FolderError::Missing { .. } => bad_input(format!(
-            "{e} (--from takes the folder a tournament, merge or match wrote)"
-        )),
-        e => bad_input(e),
-    })
+    // Every error names the file, and a missing log says what folder
+    // `--from` takes.
+    mancala_arena::folder::find_game(dir, id).map_err(bad_input)
 }
 
 /// What was recorded of move `ply` of `record`, in words: its time, the

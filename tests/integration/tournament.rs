@@ -811,7 +811,8 @@ fn replay_from_a_results_folder_shows_what_each_move_searched() {
         "replay", "--from", empty, "--id", "1",
     ]));
     assert!(
-        missing.contains("cannot read") && missing.contains("games.jsonl"),
+        missing.contains("holds no games.jsonl")
+            && missing.contains("a tournament, merge or match wrote"),
         "{missing}"
     );
     // --from wants --id, and no moves beside it.
