@@ -9,7 +9,7 @@ use clap::Args;
 use mancala_agents::Agent;
 use mancala_arena::log::LogError;
 use mancala_arena::merge::{
-    id_ranges, merge_shards, open_merge, MergeError, MergeOutcome, MergeSource, ShardSet,
+    merge_shards, open_merge, MergeError, MergeOutcome, MergeSource, ShardSet,
 };
 use mancala_core::with_game;
 
@@ -79,23 +79,8 @@ pub fn run(args: &MergeArgs) -> Result<()> {
 /// Says what the merge noticed and did, then the standings (and writes
 /// the report) of a complete one.
 fn show(source: &MergeSource, outcome: &MergeOutcome, args: &MergeArgs) {
-    for path in &outcome.repeated {
-        eprintln!("warning: {} was given twice; read once", path.display());
-    }
-    for (shard, paths) in &outcome.duplicate_shards {
-        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!(
-            "warning: shard {shard} is in {} folders: {}",
-            paths.len(),
-            paths.join(", ")
-        );
-    }
-    if !outcome.duplicate_games.is_empty() {
-        eprintln!(
-            "warning: {} games were found more than once, the same each time, and kept once: {}",
-            outcome.duplicate_games.len(),
-            id_ranges(&outcome.duplicate_games)
-        );
+    for warning in outcome.warnings() {
+        eprintln!("warning: {warning}");
     }
     let out_dir = &args.output;
     if !args.quiet {

@@ -729,6 +729,34 @@ pub struct MergeOutcome {
     pub summary: Option<Summary>,
 }
 
+impl MergeOutcome {
+    /// What the merge noticed without refusing it, one sentence each:
+    /// folders given twice, shards in several folders, games found twice.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings: Vec<String> = self
+            .repeated
+            .iter()
+            .map(|p| format!("{} was given twice; read once", p.display()))
+            .collect();
+        warnings.extend(self.duplicate_shards.iter().map(|(shard, paths)| {
+            let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            format!(
+                "shard {shard} is in {} folders: {}",
+                paths.len(),
+                paths.join(", ")
+            )
+        }));
+        if !self.duplicate_games.is_empty() {
+            warnings.push(format!(
+                "{} games were found more than once, the same each time, and kept once: {}",
+                self.duplicate_games.len(),
+                id_ranges(&self.duplicate_games)
+            ));
+        }
+        warnings
+    }
+}
+
 /// Merges the folders of `source` into `output`, whose games are kept (an
 /// earlier merge or run of the same tournament): every game is checked
 /// by replaying it with `prepared` (the tournament prepared for its game,

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use mancala_arena::merge::{id_ranges, merge_shards, open_merge, MergeError};
+use mancala_arena::merge::{merge_shards, open_merge, MergeError};
 use mancala_arena::tournament::{self, Silent};
 use mancala_arena::{LogError, RunEnd, RunSettings, Shard, TournamentConfig, TournamentError};
 use mancala_core::{with_game, GameSpec};
@@ -304,26 +304,7 @@ fn merge(
             .map(|a| a as &dyn mancala_arena::Adjudicator<_>);
         merge_shards(&source, &prepared, output, allow_partial).map_err(merge_failure)?
     });
-    let mut warnings: Vec<String> = outcome
-        .repeated
-        .iter()
-        .map(|p| format!("{} was given twice; read once", p.display()))
-        .collect();
-    warnings.extend(outcome.duplicate_shards.iter().map(|(shard, paths)| {
-        let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        format!(
-            "shard {shard} is in {} folders: {}",
-            paths.len(),
-            paths.join(", ")
-        )
-    }));
-    if !outcome.duplicate_games.is_empty() {
-        warnings.push(format!(
-            "{} games were found more than once, the same each time, and kept once: {}",
-            outcome.duplicate_games.len(),
-            id_ranges(&outcome.duplicate_games)
-        ));
-    }
+    let warnings = outcome.warnings();
     let written =
         (report && outcome.summary.is_some()).then(|| mancala_report::write_default_report(output));
     let (report, report_error) = match written {
