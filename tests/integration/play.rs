@@ -185,3 +185,127 @@ fn a_huge_line_is_not_echoed_back() {
     assert!(stdout.contains("you play 1"), "{stdout}");
     assert!(stdout.len() < 64 << 10, "{} bytes of output", stdout.len());
 }
+
+/// Plays `input` as `human` against `minimax:depth=4` (seed 1) from the
+/// start or `position`, and returns what `mancala play` printed.
+fn transcript(game: &str, position: Option<&str>, human: Player, input: &str) -> String {
+    let mut args = vec![
+        "--game",
+        game,
+        "--opponent",
+        "minimax:depth=4",
+        "--seed",
+        "1",
+    ];
+    if let Some(position) = position {
+        args.extend(["--position", position]);
+    }
+    args.push(match human {
+        Player::Zero => "--first",
+        Player::One => "--second",
+    });
+    let out = play(&args, input);
+    assert!(out.status.success(), "{out:?}");
+    text(&out.stdout) + &text(&out.stderr)
+}
+
+/// The seats of `transcript`.
+#[derive(Clone, Copy)]
+enum Player {
+    Zero,
+    One,
+}
+
+#[test]
+fn undo_goes_back_to_the_previous_decision() {
+    // Pit 3 ends in the store (extra turn); pit 1 then hands over.
+    let text = transcript(
+        "kalah:pits=3,seeds=1",
+        None,
+        Player::Zero,
+        "3\n1\nundo\nundo\nundo\nq\n",
+    );
+    assert!(
+        text.contains("you play 3: your last seed landed in your store"),
+        "{text}"
+    );
+    // The first undo takes back pit 1 and the agent's replies after it.
+    let first = text
+        .find("took back your move 1 and the repl")
+        .expect(&text);
+    let second = text[first..].find("took back your move 3\n").expect(&text);
+    assert!(text[first + second..].contains("nothing to undo"), "{text}");
+    // Back at the start: the board is the initial one again.
+    let last_board = text.rfind("took back your move 3").unwrap();
+    assert!(text[last_board..].contains("|  1  |  1  |  1  |"), "{text}");
+}
+
+#[test]
+fn the_pie_rule_is_offered_and_explained() {
+    let text = transcript(
+        "kalah:pie=true,pits=3,seeds=2",
+        None,
+        Player::One,
+        "swap\nq\n",
+    );
+    assert!(text.contains("you may now answer with swap"), "{text}");
+    assert!(text.contains("you play swap (pie rule)"), "{text}");
+}
+
+#[test]
+fn a_finished_position_reports_the_result_at_once() {
+    let text = transcript(
+        "kalah:pits=3,seeds=1",
+        Some("0,0,0/0,0,0/4,2/-"),
+        Player::Zero,
+        "",
+    );
+    assert!(
+        text.contains("game over (a row is empty): final score"),
+        "{text}"
+    );
+    assert!(text.contains("result: you win by 2 (margin +2"), "{text}");
+}
+
+#[test]
+fn congkak_rounds_are_announced_and_burnt_holes_refused() {
+    // Player 0 (you) sows the last seed into the store: the round ends
+    // 6 to 6, refilled in full, and player 1 begins round 2.
+    let text = transcript(
+        "congkak:pits=3,seeds=2,rounds=many,max_rounds=2",
+        Some("0,0,1/0,0,0/5,6/0"),
+        Player::Zero,
+        "3\nq\n",
+    );
+    assert!(
+        text.contains(
+            "the round is over, player 0 (you) 6 to player 1 (minimax:depth=4) 6. Round 2 begins"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("round 2 (begun by player 1"), "{text}");
+    let text = transcript(
+        "congkak:pits=3,seeds=2,rounds=many",
+        Some("x,2,2/2,2,2/1,1/0/r2,0"),
+        Player::Zero,
+        "1\nq\n",
+    );
+    assert!(text.contains("pit 1 is burnt"), "{text}");
+}
+
+#[test]
+fn bad_words_are_explained() {
+    let text = transcript(
+        "kalah:pits=3,seeds=1",
+        None,
+        Player::Zero,
+        "x\n0\n4\nswap\nq\n",
+    );
+    assert!(text.contains("'x' is not a move or a command"), "{text}");
+    assert!(text.contains("there is no pit 0"), "{text}");
+    assert!(text.contains("there is no pit 4"), "{text}");
+    assert!(
+        text.contains("illegal move: swap is only offered"),
+        "{text}"
+    );
+}

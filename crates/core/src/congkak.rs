@@ -514,6 +514,18 @@ impl Game for CongkakRules {
         self.size.total()
     }
 
+    fn max_game_length(&self) -> u64 {
+        // Within a round a move that puts no seed in a store never leaves
+        // the mover's row (module docs), so a round is bounded as Kalah's
+        // game is; refilling between rounds takes seeds out of the stores,
+        // so each round has the bound afresh.
+        let round = crate::game::sowing_game_bound(self.n(), self.size.total());
+        match self.rounds {
+            Rounds::One => round,
+            Rounds::Many => round * u64::from(self.max_rounds),
+        }
+    }
+
     fn start(&self) -> CongkakState {
         let n = self.n();
         let seeds = self.size.seeds_u8();

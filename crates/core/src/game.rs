@@ -183,6 +183,12 @@ pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
         2 * self.pits() + 3
     }
 
+    /// The most moves a game of these rules can last from its start: a
+    /// bound, proved in `docs/RULES.md` ("How long a game lasts"), that no
+    /// game exceeds, for frameworks that size buffers by it (OpenSpiel's
+    /// `max_game_length`). Oware's is its `max_plies`.
+    fn max_game_length(&self) -> u64;
+
     /// Size of a policy vector: one entry per pit, then one for the swap.
     fn num_actions(&self) -> usize {
         self.pits() + 1
@@ -227,6 +233,23 @@ pub fn random_playout<G: Game, R: Rng + ?Sized>(
 }
 
 /// Shared by the games: fills `out` from a mover-relative view of the board.
+/// The most moves a round of a sowing game can last, where every move
+/// either puts a seed in a store or only moves seeds of the mover's own row
+/// towards their store (Kalah, and Congkak's rounds), with `seeds` on a
+/// board of `pits` pits a row.
+///
+/// Stores never lose seeds, so at most `seeds` moves put one in a store.
+/// Between two such moves, every move moves seeds of the mover's row
+/// forward within the row and leaves the other row alone: the sum over
+/// both rows of each seed's distance from its row's first pit grows by at
+/// least one a move and never exceeds `seeds * (pits - 1)`. So there are at
+/// most `seeds * (pits - 1)` of them between two moves that score, before
+/// the first and after the last.
+pub(crate) fn sowing_game_bound(pits: usize, seeds: usize) -> u64 {
+    let (pits, seeds) = (pits as u64, seeds as u64);
+    seeds + (seeds + 1) * seeds * pits.saturating_sub(1)
+}
+
 pub(crate) fn write_observation(
     out: &mut [f32],
     own: &[u8],

@@ -257,6 +257,12 @@ impl Game for KalahRules {
         self.size.total()
     }
 
+    fn max_game_length(&self) -> u64 {
+        // Every Kalah move scores or stays in the mover's row; the swap is
+        // one move more.
+        crate::game::sowing_game_bound(self.n(), self.size.total()) + u64::from(self.pie)
+    }
+
     fn start(&self) -> KalahState {
         let n = self.n();
         let mut cells = [0u8; RING];

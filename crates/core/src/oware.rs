@@ -534,6 +534,10 @@ impl Game for OwareRules {
         self.size.total()
     }
 
+    fn max_game_length(&self) -> u64 {
+        u64::from(self.max_plies)
+    }
+
     fn start(&self) -> OwareState {
         let mut houses = [0u8; HOUSES];
         houses[..2 * self.n()].fill(self.size.seeds_u8());

@@ -787,3 +787,19 @@ fn training_logs_agreement_with_perfect_play() {
     .expect("refused");
     assert!(e.to_string().contains("exact_positions"), "{e}");
 }
+
+#[test]
+fn self_play_groups_cover_every_game_once_and_evenly() {
+    use mancala_neural::selfplay::groups;
+    assert!(groups(0, 8).is_empty());
+    assert_eq!(groups(5, 8), vec![0..5]);
+    assert_eq!(groups(200, 64), vec![0..50, 50..100, 100..150, 150..200]);
+    assert_eq!(groups(10, 4), vec![0..4, 4..7, 7..10]);
+    for (games, size) in [(1, 1), (7, 3), (100, 1), (99, 50), (3, 0)] {
+        let g = groups(games, size);
+        assert_eq!(g.first().map(|r| r.start), Some(0));
+        assert_eq!(g.last().map(|r| r.end), Some(games));
+        assert!(g.windows(2).all(|w| w[0].end == w[1].start));
+        assert!(g.iter().all(|r| r.len() <= size.max(1) && !r.is_empty()));
+    }
+}

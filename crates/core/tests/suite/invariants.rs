@@ -366,7 +366,7 @@ proptest! {
         match spec {
             GameSpec::Kalah(g) => {
                 let plies = random_game(&g, seed, |_, _| {});
-                prop_assert!(plies < KALAH_PLY_LIMIT);
+                prop_assert!(plies as u64 <= g.max_game_length());
             }
             GameSpec::Oware(g) => {
                 let mut last = None;
@@ -393,12 +393,62 @@ proptest! {
                     let sowing = g.play_measured(&mut state, legal.nth(rng.random_range(0..legal.len())));
                     prop_assert!(sowing.sown <= bound, "{} > {}", sowing.sown, bound);
                     plies += 1;
-                    prop_assert!(plies < KALAH_PLY_LIMIT);
+                    prop_assert!(plies <= g.max_game_length());
                 }
                 prop_assert!(g.round(&state) <= g.max_rounds());
             }
         }
     }
+}
+
+/// The most moves any game from `state` can still last: the longest path
+/// of the game's tree, each position's length remembered.
+fn longest_game<G: Game>(game: &G, state: &G::State, memo: &mut HashMap<G::State, u64>) -> u64 {
+    if let Some(&n) = memo.get(state) {
+        return n;
+    }
+    let mut most = 0;
+    for mv in game.legal_moves(state) {
+        let mut child = state.clone();
+        game.play_unchecked(&mut child, mv);
+        most = most.max(1 + longest_game(game, &child, memo));
+    }
+    memo.insert(state.clone(), most);
+    most
+}
+
+#[test]
+fn every_game_ends_within_its_max_game_length() {
+    // The longest game of each small board, by visiting its whole tree,
+    // against the bound of docs/RULES.md; and the bounds of the standard
+    // boards that the rules document gives.
+    for text in [
+        "kalah:pits=2,seeds=2",
+        "kalah:pits=3,seeds=2,pie=true",
+        "kalah:pits=3,seeds=2,game_end=delayed,empty_capture=true",
+        "kalah:pits=4,seeds=1,game_end=delayed",
+        "congkak:pits=2,seeds=2",
+        "congkak:pits=3,seeds=1,empty_capture=true",
+        "congkak:pits=2,seeds=1,rounds=many,max_rounds=3",
+        "oware:pits=2,seeds=2,max_plies=30",
+    ] {
+        let spec: GameSpec = text.parse().unwrap();
+        mancala_core::with_game!(&spec, game => {
+            let longest = longest_game(game, &game.start(), &mut HashMap::new());
+            let bound = game.max_game_length();
+            assert!(longest <= bound, "{text}: a game of {longest} moves, bound {bound}");
+            assert!(longest > 0, "{text}");
+        });
+    }
+    let bound = |text: &str| {
+        let spec: GameSpec = text.parse().unwrap();
+        mancala_core::with_game!(&spec, game => game.max_game_length())
+    };
+    assert_eq!(bound("kalah"), 11_808);
+    assert_eq!(bound("kalah:pie=true"), 11_809);
+    assert_eq!(bound("congkak"), 58_310);
+    assert_eq!(bound("congkak:rounds=many"), 20 * 58_310);
+    assert_eq!(bound("oware:max_plies=300"), 300);
 }
 
 #[test]
