@@ -77,6 +77,12 @@ pub struct LabelOptions<G> {
     /// Each position's value is the value the search gives its best move,
     /// rounded to a seed; moves get no value.
     pub search: Option<String>,
+    /// With exact labels: the positions the solver does not settle (past
+    /// `max_pit_seeds` or the node budget) get the value of this search
+    /// (minimax to a depth) instead of none, marked `searched`; their moves
+    /// keep what the solver settled. Exact where it can be, estimated
+    /// elsewhere: a network learns the opening and middle game too.
+    pub unsettled_search: Option<String>,
 }
 
 /// What a folder's labels were made with: a resumed run must match it.
@@ -98,12 +104,16 @@ struct LabelIdentity {
     /// The search whose values are the labels; absent for exact labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     search: Option<String>,
+    /// The search that values what the solver does not settle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unsettled_search: Option<String>,
 }
 
 /// What values the positions of a run.
 enum Labeller<G: Solvable> {
-    /// The solver: exact values where it settles them.
-    Exact(std::sync::Arc<dyn ExactSolver<G>>),
+    /// The solver: exact values where it settles them, and a search's
+    /// where it does not, if one is given.
+    Exact(std::sync::Arc<dyn ExactSolver<G>>, Option<AnyAgentSpec>),
     /// A search: its value of the position.
     Search(AnyAgentSpec),
 }
@@ -134,6 +144,10 @@ pub struct LabelledPosition {
     /// Each legal move, in move order, with the final margin for the player
     /// to move here after it (`None`: not settled).
     pub moves: Vec<(String, Option<i32>)>,
+    /// Whether `value` is a search's estimate (a run with an unsettled
+    /// search), not the solver's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub searched: bool,
 }
 
 /// Positions labelled with a number of seeds in the pits (a phase of the
@@ -144,6 +158,8 @@ pub struct PhaseTally {
     pub positions: u64,
     /// Of those, positions whose value was settled.
     pub settled: u64,
+    /// Of those not settled, positions valued by the unsettled search.
+    pub searched: u64,
     /// Of those, positions with every move's value settled too.
     pub all_moves: u64,
     /// Seconds spent settling them (summed over threads).
@@ -154,6 +170,7 @@ impl PhaseTally {
     fn add(&mut self, other: &PhaseTally) {
         self.positions += other.positions;
         self.settled += other.settled;
+        self.searched += other.searched;
         self.all_moves += other.all_moves;
         self.seconds += other.seconds;
     }
@@ -216,24 +233,19 @@ pub fn label<G: Solvable>(
         .collect::<Result<Vec<_>>>()?;
     // A search labels without the solver; the solver's options are checked
     // before anything is written.
-    let (search, solver_options) = match &options.search {
-        Some(text) => {
-            let spec = playing_spec(&rules, text)
-                .and_then(|spec| match &spec {
-                    AnyAgentSpec::Classical(AgentSpec::Minimax(m))
-                        if matches!(m.budget, Budget::Depth(_)) =>
-                    {
-                        Ok(spec)
-                    }
-                    _ => Err(
-                        "labels are searched by minimax to a depth (minimax:depth=D), \
-                              whose values are margins in seeds and the same on any machine"
-                            .to_string(),
-                    ),
-                })
-                .map_err(|e| bad_input(format!("--search {text}: {e}")))?;
-            (Some(spec), None)
+    let unsettled = match (&options.search, &options.unsettled_search) {
+        (Some(_), Some(_)) => {
+            return Err(bad_input(
+                "--unsettled-search values what the solver leaves; with --search \
+                 the solver is not used"
+                    .to_string(),
+            ))
         }
+        (None, Some(text)) => Some(labelling_search(&rules, text, "--unsettled-search")?),
+        _ => None,
+    };
+    let (search, solver_options) = match &options.search {
+        Some(text) => (Some(labelling_search(&rules, text, "--search")?), None),
         None => {
             let o = solver_options(
                 &rules,
@@ -271,6 +283,7 @@ pub fn label<G: Solvable>(
         shard: options.shard,
         max_pit_seeds: options.max_pit_seeds,
         search: options.search.clone(),
+        unsettled_search: options.unsettled_search.clone(),
     };
     check_identity(dir, &identity)?;
     let done = kept_games(&dir.join(LABELS_FILE))?;
@@ -278,13 +291,10 @@ pub fn label<G: Solvable>(
     let pool = crate::thread_pool(options.threads)?;
     let labeller = match (search, solver_options) {
         (Some(spec), _) => Labeller::Search(spec),
-        (None, Some(o)) => Labeller::Exact(build_solver(
-            &rules,
-            &o,
-            options.threads,
-            &rules.to_string(),
-            observer,
-        )?),
+        (None, Some(o)) => Labeller::Exact(
+            build_solver(&rules, &o, options.threads, &rules.to_string(), observer)?,
+            unsettled,
+        ),
         (None, None) => unreachable!("a run without a search has solver options"),
     };
     let ids = options
@@ -554,8 +564,8 @@ fn label_game<G: Solvable>(
     let mut phases: Vec<PhaseTally> = Vec::new();
     let mut positions = Vec::with_capacity(played.positions.len());
     let mut searcher = match labeller {
-        Labeller::Search(spec) => Some(spec.build(rules)),
-        Labeller::Exact(_) => None,
+        Labeller::Search(spec) | Labeller::Exact(_, Some(spec)) => Some(spec.build(rules)),
+        Labeller::Exact(_, None) => None,
     };
     for (ply, state) in &played.positions {
         let t0 = Instant::now();
@@ -564,14 +574,25 @@ fn label_game<G: Solvable>(
             Some(max) if seeds_in_pits > max => 0,
             _ => options.nodes,
         };
+        // A fresh search of each position: its value depends on the
+        // position alone, not on the ones searched before it.
+        let search = |agent: &mut Box<dyn Agent<G>>| {
+            agent.new_game(derive_seed(options.seed, id));
+            search_position(rules, agent.as_mut(), *ply, state)
+        };
         let labelled = match (labeller, &mut searcher) {
-            (Labeller::Exact(solver), _) => label_position(solver.as_ref(), nodes, *ply, state),
-            (Labeller::Search(_), Some(agent)) => {
-                // A fresh search of each position: its value depends on the
-                // position alone, not on the ones searched before it.
-                agent.new_game(derive_seed(options.seed, id));
-                search_position(rules, agent.as_mut(), *ply, state)
+            (Labeller::Exact(solver, _), None) => {
+                label_position(solver.as_ref(), nodes, *ply, state)
             }
+            (Labeller::Exact(solver, _), Some(agent)) => {
+                let mut exact = label_position(solver.as_ref(), nodes, *ply, state);
+                if exact.value.is_none() {
+                    exact.value = search(agent).value;
+                    exact.searched = exact.value.is_some();
+                }
+                exact
+            }
+            (Labeller::Search(_), Some(agent)) => search(agent),
             (Labeller::Search(_), None) => unreachable!("a search labeller has its agent"),
         };
         let phase = (seeds_in_pits / PHASE_SEEDS) as usize;
@@ -580,7 +601,8 @@ fn label_game<G: Solvable>(
         }
         let tally = &mut phases[phase];
         tally.positions += 1;
-        tally.settled += u64::from(labelled.value.is_some());
+        tally.settled += u64::from(labelled.value.is_some() && !labelled.searched);
+        tally.searched += u64::from(labelled.searched);
         tally.all_moves += u64::from(labelled.moves.iter().all(|m| m.1.is_some()));
         tally.seconds += t0.elapsed().as_secs_f64();
         positions.push(labelled);
@@ -593,6 +615,25 @@ fn label_game<G: Solvable>(
         },
         phases,
     ))
+}
+
+/// The search of `--search` or `--unsettled-search` (named by `flag`):
+/// minimax to a depth, whose values are margins and the same everywhere.
+fn labelling_search<G: Solvable>(rules: &G, text: &str, flag: &str) -> Result<AnyAgentSpec> {
+    playing_spec(rules, text)
+        .and_then(|spec| match &spec {
+            AnyAgentSpec::Classical(AgentSpec::Minimax(m))
+                if matches!(m.budget, Budget::Depth(_)) =>
+            {
+                Ok(spec)
+            }
+            _ => Err(
+                "labels are searched by minimax to a depth (minimax:depth=D), \
+                 whose values are margins in seeds and the same on any machine"
+                    .to_string(),
+            ),
+        })
+        .map_err(|e| bad_input(format!("{flag} {text}: {e}")))
 }
 
 /// Seeds in both rows of pits: the phase of the game.
@@ -643,6 +684,7 @@ fn search_position<G: Solvable>(
             .into_iter()
             .map(|mv: Move| (mv.to_string(), None))
             .collect(),
+        searched: value.is_some(),
     }
 }
 
@@ -685,6 +727,7 @@ fn label_position<G: Solvable>(
         position: rules.setup(state).to_string(),
         value,
         moves,
+        searched: false,
     }
 }
 
@@ -709,6 +752,7 @@ mod tests {
             shard: None,
             max_pit_seeds: None,
             search: None,
+            unsettled_search: None,
         }
     }
 
@@ -788,6 +832,7 @@ mod tests {
             db_dir: None,
             shard: None,
             search: None,
+            unsettled_search: None,
         };
         let (run, checked) = check_against_solver(&o);
         let total = run.total();
@@ -842,6 +887,7 @@ mod tests {
             db_dir: None,
             shard: None,
             search: Some("minimax:depth=3".into()),
+            unsettled_search: None,
         };
         let dir = tempfile::tempdir().unwrap();
         label(&o, dir.path(), &(), &never).unwrap();
@@ -989,5 +1035,58 @@ mod tests {
             above > 20 && dropped > 10,
             "{above} above the cap, {dropped} dropped"
         );
+    }
+
+    #[test]
+    fn an_unsettled_search_values_what_the_solver_leaves_and_nothing_else() {
+        let never = AtomicBool::new(false);
+        let capped = LabelOptions {
+            max_pit_seeds: Some(12),
+            ..options(6, 2)
+        };
+        let exact_dir = tempfile::tempdir().unwrap();
+        label(&capped, exact_dir.path(), &(), &never).unwrap();
+        let mixed = LabelOptions {
+            unsettled_search: Some("minimax:depth=3".into()),
+            ..capped.clone()
+        };
+        let mixed_dir = tempfile::tempdir().unwrap();
+        let run = label(&mixed, mixed_dir.path(), &(), &never).unwrap();
+        let identity = fs::read_to_string(mixed_dir.path().join(LABELS_IDENTITY)).unwrap();
+        assert!(
+            identity.contains("\"unsettled_search\": \"minimax:depth=3\""),
+            "{identity}"
+        );
+        let rules = capped.rules;
+        let spec = labelling_search(&rules, "minimax:depth=3", "--unsettled-search").unwrap();
+        let mut agent = spec.build(&rules);
+        let mut searched = 0;
+        for (a, b) in lines(exact_dir.path()).iter().zip(lines(mixed_dir.path())) {
+            for (p, q) in a.positions.iter().zip(&b.positions) {
+                assert_eq!(p.moves, q.moves, "moves keep the solver's values");
+                if p.value.is_some() {
+                    assert_eq!(p, q, "what the solver settles is kept");
+                    continue;
+                }
+                // The rest get the search's value of the position.
+                assert!(q.searched && q.value.is_some(), "{q:?}");
+                let state = rules.parse_position(&q.position).unwrap();
+                let expected = search_position(&rules, agent.as_mut(), q.ply, &state);
+                assert_eq!(q.value, expected.value, "{q:?}");
+                searched += 1;
+            }
+        }
+        assert!(searched > 10, "{searched} positions searched");
+        assert_eq!(run.total().searched, searched as u64);
+        // With --search the solver is not used: nothing is left to it.
+        let both = LabelOptions {
+            search: Some("minimax:depth=3".into()),
+            ..mixed
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let e = label(&both, dir.path(), &(), &never)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--unsettled-search"), "{e}");
     }
 }

@@ -64,6 +64,12 @@ pub struct LabelsArgs {
     /// seed; moves get no value.
     #[arg(long, value_name = "SPEC")]
     search: Option<String>,
+    /// With exact labels: positions the solver does not settle (past
+    /// --max-pit-seeds or --nodes) get the value of this search instead of
+    /// none (minimax to a depth, e.g. minimax:depth=3), marked "searched";
+    /// their moves keep what the solver settled.
+    #[arg(long, value_name = "SPEC")]
+    unsettled_search: Option<String>,
     /// The folder to write (labels.json, labels.jsonl); rerun the same
     /// command to resume it.
     #[arg(long, short)]
@@ -97,26 +103,28 @@ fn label<G: Solvable>(rules: G, args: &LabelsArgs) -> Result<()> {
         db_dir: crate::solve_cmd::default_db_dir(),
         shard: args.shard,
         search: args.search.clone(),
+        unsettled_search: args.unsettled_search.clone(),
     };
     let progress = AnalysisProgress::new(args.quiet);
     let run =
         labels::label(&options, &args.out, &progress, crate::stop_flag()).map_err(cli_error)?;
     let total = run.total();
     eprintln!(
-        "{} games labelled ({} kept from before): {} positions, {} settled, {} with every move, \
-         in {:.1} s -> {}",
+        "{} games labelled ({} kept from before): {} positions, {} settled, {} searched, \
+         {} with every move, in {:.1} s -> {}",
         run.games,
         run.kept,
         total.positions,
         total.settled,
+        total.searched,
         total.all_moves,
         run.seconds,
         args.out.display()
     );
     if !args.quiet && total.positions > 0 {
         eprintln!(
-            "{:>14} {:>10} {:>9} {:>10} {:>12}",
-            "seeds in pits", "positions", "settled", "all moves", "positions/s"
+            "{:>14} {:>10} {:>9} {:>9} {:>10} {:>12}",
+            "seeds in pits", "positions", "settled", "searched", "all moves", "positions/s"
         );
         for (k, p) in run
             .phases
@@ -126,10 +134,11 @@ fn label<G: Solvable>(rules: G, args: &LabelsArgs) -> Result<()> {
         {
             let low = k as u32 * PHASE_SEEDS;
             eprintln!(
-                "{:>14} {:>10} {:>8.1}% {:>9.1}% {:>12.0}",
+                "{:>14} {:>10} {:>8.1}% {:>8.1}% {:>9.1}% {:>12.0}",
                 format!("{low}-{}", low + PHASE_SEEDS - 1),
                 p.positions,
                 100.0 * p.settled as f64 / p.positions as f64,
+                100.0 * p.searched as f64 / p.positions as f64,
                 100.0 * p.all_moves as f64 / p.positions as f64,
                 p.positions as f64 / p.seconds.max(1e-9),
             );
