@@ -90,6 +90,91 @@ impl PyGame {
         2
     }
 
+    // OpenSpiel's `pyspiel.Game` interface, so that code written for
+    // `pyspiel.load_game(...)` runs on these games unchanged.
+
+    /// OpenSpiel's game type: the `pyspiel.GameType` the games are
+    /// registered with when `open_spiel` is installed, else an object with
+    /// the same fields (`mancala.openspiel`).
+    fn get_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("mancala._spiel")?
+            .getattr("game_type")?
+            .call1((self.name(),))
+    }
+
+    /// Every rule option with its value, defaults included, as OpenSpiel's
+    /// `get_parameters()` gives them (`{"pits": 6, "seeds": 4, "pie":
+    /// False, ...}`).
+    fn get_parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        py.import("mancala._spiel")?
+            .getattr("parameters")?
+            .call1((self.spec.to_string(),))
+    }
+
+    /// The return of a win: 1.
+    fn max_utility(&self) -> f64 {
+        1.0
+    }
+
+    /// The return of a loss: -1.
+    fn min_utility(&self) -> f64 {
+        -1.0
+    }
+
+    /// Returns always sum to 0 (a zero-sum game).
+    fn utility_sum(&self) -> f64 {
+        0.0
+    }
+
+    /// The most moves a game can last (a bound that no game exceeds: see
+    /// "How long a game lasts" in the rules; Oware's `max_plies`).
+    fn max_game_length(&self) -> u64 {
+        mancala_core::with_game!(&self.spec, game => mancala_core::Game::max_game_length(game))
+    }
+
+    /// As `max_game_length()`: every move is a player's.
+    fn max_move_number(&self) -> u64 {
+        self.max_game_length()
+    }
+
+    /// No chance nodes: 0.
+    fn max_chance_outcomes(&self) -> usize {
+        0
+    }
+
+    /// `[observation length]`, as OpenSpiel's list.
+    fn observation_tensor_shape(&self) -> Vec<usize> {
+        vec![position::observation_len(&self.spec)]
+    }
+
+    /// Entries of `State.observation_tensor()`.
+    fn observation_tensor_size(&self) -> usize {
+        position::observation_len(&self.spec)
+    }
+
+    /// The state that `State.serialize()` wrote; `ValueError` for text
+    /// that is not one of this game's.
+    fn deserialize_state(&self, text: &str) -> PyResult<PyState> {
+        let (origin, actions) = match text.strip_prefix(SERIAL_POSITION) {
+            Some(rest) => {
+                let (first, rest) = rest.split_once('\n').unwrap_or((rest, ""));
+                (Some(first), rest)
+            }
+            None => (None, text),
+        };
+        let history = actions
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                l.parse::<i64>().map_err(|_| {
+                    PyValueError::new_err(format!("not a serialized state: {l:?} is not an action"))
+                })
+            })
+            .collect::<PyResult<Vec<i64>>>()?;
+        self.replay(origin, &history)
+    }
+
     fn __str__(&self) -> String {
         self.spec.to_string()
     }
@@ -113,6 +198,25 @@ impl PyGame {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         Ok((py.get_type::<PyGame>().into_any(), (self.spec.to_string(),)))
+    }
+}
+
+/// What starts a serialized state that begins at a position read by
+/// `state_from` (one from the start is its actions alone, one a line, as
+/// OpenSpiel writes them).
+const SERIAL_POSITION: &str = "position=";
+
+impl PyGame {
+    /// The state `history` leads to from `origin` (the start: `None`).
+    fn replay(&self, origin: Option<&str>, history: &[i64]) -> PyResult<PyState> {
+        let mut state = match origin {
+            None => self.new_initial_state(),
+            Some(text) => self.state_from(text)?,
+        };
+        for &a in history {
+            state.apply(a)?;
+        }
+        Ok(state)
     }
 }
 
@@ -167,6 +271,31 @@ impl PyState {
     }
 }
 
+/// `player` as an index, or `ValueError` unless it is 0 or 1.
+fn check_player(player: i64) -> PyResult<usize> {
+    match player {
+        0 | 1 => Ok(player as usize),
+        _ => Err(PyValueError::new_err(format!(
+            "player {player} does not exist: players are 0 and 1"
+        ))),
+    }
+}
+
+impl PyState {
+    /// Whether `player` (any player: `None`) is the one to move; the
+    /// game's end is no one's move.
+    fn is_to_move(&self, player: Option<i64>) -> PyResult<bool> {
+        let mover = self.pos.to_move().map(|p| p.index() as i64);
+        Ok(match player {
+            None => mover.is_some(),
+            Some(p) => {
+                check_player(p)?;
+                mover == Some(p)
+            }
+        })
+    }
+}
+
 /// The move of action id `action` on a board of `pits` pits.
 pub fn move_of_action(action: i64, pits: usize) -> PyResult<Move> {
     match usize::try_from(action) {
@@ -198,25 +327,38 @@ impl PyState {
     }
 
     /// The legal actions, ascending: pits `0..pits` (pit 1 is 0), then
-    /// the swap (`pits`) where the pie rule offers it. Empty once over.
-    fn legal_actions(&self) -> Vec<usize> {
+    /// the swap (`pits`) where the pie rule offers it. Empty once over,
+    /// and (as OpenSpiel's) for a `player` who is not to move.
+    #[pyo3(signature = (player = None))]
+    fn legal_actions(&self, player: Option<i64>) -> PyResult<Vec<usize>> {
+        if !self.is_to_move(player)? {
+            return Ok(Vec::new());
+        }
         let pits = self.pits();
-        self.pos
+        Ok(self
+            .pos
             .legal()
             .into_iter()
             .map(|m| m.action_index(pits))
-            .collect()
+            .collect())
     }
 
     /// A boolean NumPy array of `num_distinct_actions()` entries, true
-    /// for each legal action.
-    fn legal_actions_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+    /// for each legal action (all false for a `player` not to move).
+    #[pyo3(signature = (player = None))]
+    fn legal_actions_mask<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let pits = self.pits();
         let mut mask = vec![false; pits + 1];
-        for m in self.pos.legal() {
-            mask[m.action_index(pits)] = true;
+        if self.is_to_move(player)? {
+            for m in self.pos.legal() {
+                mask[m.action_index(pits)] = true;
+            }
         }
-        PyArray1::from_vec(py, mask)
+        Ok(PyArray1::from_vec(py, mask))
     }
 
     /// Plays `action` (an action id); `ValueError` for an action that does
@@ -327,7 +469,16 @@ impl PyState {
     }
 
     /// An action as people write it: the pit number from 1, or `swap`.
-    fn action_to_string(&self, action: i64) -> PyResult<String> {
+    /// Takes `(action)` or, as OpenSpiel's, `(player, action)`.
+    #[pyo3(signature = (first, second = None))]
+    fn action_to_string(&self, first: i64, second: Option<i64>) -> PyResult<String> {
+        let action = match second {
+            Some(action) => {
+                check_player(first)?;
+                action
+            }
+            None => first,
+        };
         Ok(self.move_of(action)?.to_string())
     }
 
@@ -341,6 +492,124 @@ impl PyState {
             )));
         }
         Ok(mv.action_index(pits))
+    }
+
+    // OpenSpiel's `pyspiel.State` interface.
+
+    /// Never: these games have no chance.
+    fn is_chance_node(&self) -> bool {
+        false
+    }
+
+    /// Never: the players take turns.
+    fn is_simultaneous_node(&self) -> bool {
+        false
+    }
+
+    /// Whether a player is to move (the game is not over).
+    fn is_player_node(&self) -> bool {
+        !self.is_terminal()
+    }
+
+    /// The returns once the game is over, else `[0.0, 0.0]`: the only
+    /// reward is the result (OpenSpiel's terminal reward model).
+    fn rewards(&self) -> [f32; 2] {
+        self.returns()
+    }
+
+    /// `returns()[player]`.
+    fn player_return(&self, player: i64) -> PyResult<f32> {
+        Ok(self.returns()[check_player(player)?])
+    }
+
+    /// `rewards()[player]`.
+    fn player_reward(&self, player: i64) -> PyResult<f32> {
+        self.player_return(player)
+    }
+
+    /// A copy with `action` applied (this state is unchanged).
+    fn child(&self, action: i64) -> PyResult<PyState> {
+        let mut child = self.clone();
+        child.apply(action)?;
+        Ok(child)
+    }
+
+    /// Moves played since the start (or the position read).
+    fn move_number(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Takes back the last action, which `player` played; `ValueError` if
+    /// that is not the last action or there is none.
+    fn undo_action(&mut self, player: i64, action: i64) -> PyResult<()> {
+        let last = self.history.last().copied();
+        let by = self.last.map(|(p, _)| p.index() as i64);
+        if last.map(|a| a as i64) != Some(action) || by != Some(player) {
+            return Err(PyValueError::new_err(match (last, by) {
+                (Some(a), Some(p)) => format!(
+                    "cannot undo action {action} of player {player}: the last action is {a}, \
+                     played by player {p}"
+                ),
+                _ => "cannot undo: no action has been applied to this state".to_string(),
+            }));
+        }
+        let history: Vec<i64> = self.history[..self.history.len() - 1]
+            .iter()
+            .map(|&a| a as i64)
+            .collect();
+        *self = self.get_game().replay(self.origin.as_deref(), &history)?;
+        Ok(())
+    }
+
+    /// A string that `game.deserialize_state` reads back: the actions, one
+    /// a line, as OpenSpiel writes them (after `position=NOTATION` for a
+    /// state that began at a position read).
+    fn serialize(&self) -> String {
+        let mut text = match &self.origin {
+            Some(origin) => format!("{SERIAL_POSITION}{origin}\n"),
+            None => String::new(),
+        };
+        for a in &self.history {
+            text.push_str(&a.to_string());
+            text.push('\n');
+        }
+        text
+    }
+
+    /// The actions so far, as OpenSpiel's `history_str()`: `"2, 5, 0"`.
+    fn history_str(&self) -> String {
+        let parts: Vec<String> = self.history.iter().map(usize::to_string).collect();
+        parts.join(", ")
+    }
+
+    /// What a player sees: the whole position (the game has no hidden
+    /// information), in the project's notation. The same for both players.
+    #[pyo3(signature = (player = None))]
+    fn observation_string(&self, player: Option<i64>) -> PyResult<String> {
+        if let Some(p) = player {
+            check_player(p)?;
+        }
+        Ok(self.to_notation())
+    }
+
+    /// What a player knows: everything that happened, the serialized
+    /// state on one line.
+    #[pyo3(signature = (player = None))]
+    fn information_state_string(&self, player: Option<i64>) -> PyResult<String> {
+        if let Some(p) = player {
+            check_player(p)?;
+        }
+        Ok(self.serialize().trim_end().replace('\n', " "))
+    }
+
+    /// `pits + 1`, as the game's.
+    fn num_distinct_actions(&self) -> usize {
+        position::num_actions(&self.spec)
+    }
+
+    /// Always 2.
+    fn num_players(&self) -> usize {
+        2
     }
 
     /// The board as `mancala show` draws it, the last move marked.
@@ -394,12 +663,5 @@ pub fn _restore_state(spec: &str, notation: Option<&str>, history: Vec<i64>) -> 
     let game = PyGame {
         spec: parse_spec(spec)?,
     };
-    let mut state = match notation {
-        None => game.new_initial_state(),
-        Some(text) => game.state_from(text)?,
-    };
-    for a in history {
-        state.apply(a)?;
-    }
-    Ok(state)
+    game.replay(notation, &history)
 }

@@ -188,3 +188,96 @@ def perft(state, depth):
 @pytest.mark.parametrize("spec, depth, count", [r for r in perft_counts() if r[1] <= 5])
 def test_perft_counts_agree_with_the_engines(spec, depth, count):
     assert perft(mancala.Game(spec).new_initial_state(), depth) == count
+
+
+def test_games_answer_openspiels_game_questions():
+    game = mancala.Game("kalah:pits=4,seeds=3,pie=true")
+    assert (game.max_utility(), game.min_utility(), game.utility_sum()) == (1.0, -1.0, 0.0)
+    # S + (S + 1) * S * (pits - 1), and one move more for the swap.
+    assert game.max_game_length() == 24 + 25 * 24 * 3 + 1
+    assert mancala.Game("oware:max_plies=300").max_game_length() == 300
+    assert game.max_chance_outcomes() == 0
+    assert game.observation_tensor_shape() == [11]
+    assert game.observation_tensor_size() == 11
+    assert game.get_parameters() == {
+        "pits": 4,
+        "seeds": 3,
+        "empty_capture": False,
+        "game_end": "immediate",
+        "leftover": "owner",
+        "pie": True,
+    }
+    assert mancala.Game("congkak:rounds=many,max_rounds=5").get_parameters()["max_rounds"] == 5
+    kind = game.get_type()
+    assert kind.short_name == "mancala_kalah"
+    assert kind.max_num_players == kind.min_num_players == 2
+    assert kind.provides_observation_tensor and not kind.provides_information_state_tensor
+
+
+def test_states_answer_openspiels_state_questions(kalah):
+    state = kalah.new_initial_state()
+    assert not state.is_chance_node() and not state.is_simultaneous_node()
+    assert state.is_player_node()
+    assert state.legal_actions(0) == state.legal_actions() == [0, 1, 2, 3, 4, 5]
+    assert state.legal_actions(1) == []
+    assert not state.legal_actions_mask(1).any()
+    assert state.action_to_string(0, 2) == state.action_to_string(2) == "3"
+    with pytest.raises(ValueError, match="player 2 does not exist"):
+        state.legal_actions(2)
+    child = state.child(2)
+    assert state.move_number() == 0 and child.move_number() == 1
+    assert child.history() == [2] and child.history_str() == "2"
+    assert child.current_player() == 0  # pit 3 of 4 seeds ends in the store
+    assert state.rewards() == [0.0, 0.0] and state.player_return(1) == 0.0
+    assert child.observation_string(1) == child.observation_string(0) == child.to_notation()
+    assert child.information_state_string(0) == "2"
+    assert (child.num_distinct_actions(), child.num_players()) == (7, 2)
+
+
+def test_a_finished_game_rewards_its_result_once(kalah):
+    state = kalah.state_from("0,0,0,0,0,1/1,0,0,0,0,0/20,26/0")
+    state.apply_action(5)
+    assert state.is_terminal() and not state.is_player_node()
+    assert state.rewards() == state.returns() == [-1.0, 1.0]
+    assert state.player_return(1) == 1.0 and state.player_reward(0) == -1.0
+
+
+def test_undo_takes_back_exactly_the_last_action(kalah):
+    state = kalah.new_initial_state()
+    for a in [2, 0, 5]:
+        state.apply_action(a)
+    before = state.clone()
+    mover = state.current_player()
+    state.apply_action(state.legal_actions()[0])
+    last = state.history()[-1]
+    with pytest.raises(ValueError, match="the last action is"):
+        state.undo_action(mover, last + 1 if last < 5 else last - 1)
+    state.undo_action(mover, last)
+    assert state == before and state.history() == before.history()
+    assert str(state) == str(before)  # the last move drawn is the one before
+    fresh = kalah.new_initial_state()
+    with pytest.raises(ValueError, match="no action"):
+        fresh.undo_action(0, 0)
+    # From a position read, undo goes back to it and no further.
+    read = kalah.state_from("4,4,4,4,4,4/4,4,4,4,4,4/0,0/1")
+    read.apply_action(0)
+    read.undo_action(1, 0)
+    assert read.to_notation() == "4,4,4,4,4,4/4,4,4,4,4,4/0,0/1" and read.history() == []
+
+
+def test_serialized_states_read_back_with_their_history(kalah):
+    state = kalah.new_initial_state()
+    for a in [2, 0, 5, 1]:
+        state.apply_action(a)
+    text = state.serialize()
+    assert text == "2\n0\n5\n1\n"
+    back = kalah.deserialize_state(text)
+    assert back == state and back.history() == state.history()
+    read = kalah.state_from("4,4,4,4,4,4/4,4,4,4,4,4/0,0/1")
+    read.apply_action(3)
+    assert kalah.deserialize_state(read.serialize()) == read
+    assert kalah.deserialize_state("") == kalah.new_initial_state()
+    with pytest.raises(ValueError, match="not an action"):
+        kalah.deserialize_state("2\nthree\n")
+    with pytest.raises(ValueError, match="action 9 does not exist"):
+        kalah.deserialize_state("9\n")

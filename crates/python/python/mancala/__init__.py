@@ -22,7 +22,10 @@ The engine, agents and exact solver of the mancala toolkit, from Python::
   ``merge`` merges the folders of a tournament played in shards.
 - ``VectorGame`` steps many games at once in Rust, for training loops.
 - ``mancala.pettingzoo`` and ``mancala.gym`` are PettingZoo and Gymnasium
-  environments (``pip install mancala[rl]``).
+  environments (``pip install './crates/python[rl]'``).
+- ``mancala.openspiel`` registers the games with OpenSpiel
+  (``pip install './crates/python[openspiel]'``), and ``Game`` and ``State``
+  answer OpenSpiel's methods without it.
 - ``mancala.engine.serve(choose)`` makes a Python function an engine of the
   toolkit's engine protocol, to play in its tournaments.
 """
