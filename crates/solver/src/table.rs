@@ -49,11 +49,9 @@ const BUCKET: usize = 4;
 /// of `key[1]` above the packed entry.
 type Slot = [AtomicU64; 2];
 
-/// One bucket, aligned to a cache line so that a probe costs one memory
-/// access.
-#[repr(align(64))]
-#[derive(Default)]
-struct Bucket([Slot; BUCKET]);
+/// Bytes of a cache line: a bucket fills one, and starts at one, so that a
+/// probe costs one memory access.
+const LINE: usize = 64;
 
 /// What the table knows of one position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +116,10 @@ pub enum TableError {
 
 /// A fixed-size table of [`Entry`]s.
 pub struct Table {
-    buckets: Vec<Bucket>,
+    /// The buckets' slots, `BUCKET` a bucket from `start`; the slots before
+    /// `start` are unused, there to align the first bucket to a line.
+    slots: Vec<Slot>,
+    start: usize,
     /// Buckets minus one (a power of two minus one).
     mask: usize,
 }
@@ -129,8 +130,8 @@ impl std::fmt::Debug for Table {
     }
 }
 
-/// Bytes of one slot, its share of the bucket's padding included.
-pub const SLOT_BYTES: usize = std::mem::size_of::<Bucket>() / BUCKET;
+/// Bytes of one slot.
+pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 
 impl Table {
     /// A table of at most `mib` MiB (at least one bucket).
@@ -139,43 +140,58 @@ impl Table {
     /// [`TableError::Allocation`] when the memory cannot be had.
     pub fn new(mib: usize) -> Result<Table, TableError> {
         let bytes = mib.saturating_mul(1 << 20);
-        let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let count = (bytes / (BUCKET * SLOT_BYTES)).max(1);
         // Round down to a power of two, so a hash's low bits pick the bucket.
         let count = 1usize << (usize::BITS - 1 - count.leading_zeros());
-        let mut buckets = Vec::new();
-        buckets
-            .try_reserve_exact(count)
+        // Zeroed memory, an empty slot, of an alignment that the allocator
+        // serves by calloc: fresh pages that the kernel zeroes when first
+        // touched, so a search pays only for the pages it uses. (Written
+        // bucket by bucket, the default table of 512 MiB cost a second
+        // before a solve of a few thousand nodes; a type aligned to a line
+        // is zeroed by a memset, a third of a second.) A line's worth of
+        // slots more lets the buckets start at a line.
+        let spare = LINE / SLOT_BYTES - 1;
+        let slots = <Slot as zerocopy::FromZeros>::new_vec_zeroed(count * BUCKET + spare)
             .map_err(|_| TableError::Allocation { mib })?;
-        crate::memory::advise(buckets.spare_capacity_mut());
-        buckets.resize_with(count, Default::default);
+        crate::memory::advise(&slots);
+        let misalign = slots.as_ptr() as usize % LINE;
+        let start = (LINE - misalign) % LINE / SLOT_BYTES;
         Ok(Table {
-            buckets,
+            slots,
+            start,
             mask: count - 1,
         })
     }
 
+    /// Every bucket's slots.
+    fn all_slots(&self) -> &[Slot] {
+        &self.slots[self.start..self.start + (self.mask + 1) * BUCKET]
+    }
+
     /// Bytes in use.
     pub fn bytes(&self) -> usize {
-        self.buckets.len() * std::mem::size_of::<Bucket>()
+        self.capacity() * SLOT_BYTES
     }
 
     /// Slots in all.
     pub fn capacity(&self) -> usize {
-        self.buckets.len() * BUCKET
+        (self.mask + 1) * BUCKET
     }
 
     /// Slots holding an entry.
     pub fn filled(&self) -> usize {
-        self.buckets
+        self.all_slots()
             .iter()
-            .flat_map(|b| &b.0)
             .filter(|s| Table::data(s[1].load(Ordering::Relaxed)).is_some())
             .count()
     }
 
     fn bucket(&self, key: &Key) -> &[Slot; BUCKET] {
         let h = (key[0] ^ key[1].rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        &self.buckets[(h >> 20) as usize & self.mask].0
+        let first = self.start + ((h >> 20) as usize & self.mask) * BUCKET;
+        self.slots[first..]
+            .first_chunk()
+            .expect("a bucket lies inside the table")
     }
 
     /// The packed entry of a slot's word, if the slot is used.
@@ -245,7 +261,7 @@ impl Table {
 
     /// Forgets everything.
     pub fn clear(&self) {
-        for s in self.buckets.iter().flat_map(|b| &b.0) {
+        for s in self.all_slots() {
             for w in s {
                 w.store(0, Ordering::Relaxed);
             }
@@ -274,6 +290,35 @@ mod tests {
             })
         );
         assert_eq!(t.probe(&[12345, 679]), None);
+    }
+
+    #[test]
+    fn buckets_start_at_a_line_and_every_slot_is_used_then_cleared() {
+        for mib in [1, 3, 16] {
+            let t = Table::new(mib).unwrap();
+            assert_eq!(t.bytes(), t.capacity() * SLOT_BYTES);
+            assert!(t.bytes() <= mib << 20 && t.bytes() > mib << 19, "{mib}");
+            let first = t.all_slots().as_ptr() as usize;
+            assert_eq!(first % LINE, 0, "the buckets start at a cache line");
+            assert_eq!(t.filled(), 0, "a new table is empty");
+            // Keys enough to reach every bucket: each lands in its bucket
+            // and reads back.
+            let keys: Vec<Key> = (0..t.capacity() as u64 / 2)
+                .map(|i| [i, i * 7 + 1])
+                .collect();
+            for k in &keys {
+                t.store(k, -1, 1, 0, 0);
+            }
+            assert!(
+                t.filled() > t.capacity() / 4,
+                "{} of {}",
+                t.filled(),
+                t.capacity()
+            );
+            assert!(keys.iter().filter(|k| t.probe(k).is_some()).count() >= t.filled() / 2);
+            t.clear();
+            assert_eq!(t.filled(), 0);
+        }
     }
 
     #[test]
