@@ -63,6 +63,15 @@ fn build(spec: &AnyAgentSpec, game: &GameSpec) -> Result<Box<dyn AnyAgent>, Regi
     })
 }
 
+/// What a bare `perfect` is in Python. On the command line it solves each
+/// position however long that takes: at the start of Kalah(6,4) that is
+/// minutes of building a database before the first move (464 s measured),
+/// with nothing said, in what looks like a hung interpreter. Here it moves
+/// within its budget, by alpha-beta while the database builds in the
+/// background, and exactly once the solver answers in time (at once on
+/// small boards). A longer `time=` asks for more patience.
+pub const PERFECT_DEFAULT: &str = "perfect:time=5s,fallback=minimax:time=1s";
+
 /// What changes as an agent plays.
 struct Playing {
     /// The agent, built for the game of the states it was last given.
@@ -77,7 +86,8 @@ struct Playing {
 /// An agent from a spec, exactly as `mancala tournament` builds it:
 /// `"random"`, `"greedy"`, `"minimax:depth=8"`, `"mcts:sims=1000"`,
 /// `"perfect"`, `"engine:cmd=./my-bot"`, ... (`ValueError` for a bad spec,
-/// with the command line's message).
+/// with the command line's message). One difference: a bare `"perfect"`
+/// is `"perfect:time=5s,fallback=minimax:time=1s"` ([`PERFECT_DEFAULT`]).
 ///
 /// The agent is built for a game the first time it is given one of its
 /// states, and starts a game with `seed`; `new_game()` starts another.
@@ -95,7 +105,13 @@ impl PyAgent {
     #[new]
     #[pyo3(signature = (spec, seed = 0))]
     fn new(spec: &str, seed: u64) -> PyResult<PyAgent> {
-        let spec = AnyAgentSpec::parse(spec).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let parse = |text: &str| {
+            AnyAgentSpec::parse(text).map_err(|e| PyValueError::new_err(e.to_string()))
+        };
+        let mut spec = parse(spec)?;
+        if matches!(&spec, AnyAgentSpec::Perfect(p) if p.time.is_none() && p.fallback.is_none()) {
+            spec = parse(PERFECT_DEFAULT)?;
+        }
         Ok(PyAgent {
             spec,
             seed,

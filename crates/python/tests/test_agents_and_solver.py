@@ -147,6 +147,13 @@ def test_perfect_plays_a_best_move():
     assert mancala.Agent("perfect").choose(state) in best
 
 
+def test_a_bare_perfect_has_a_time_budget_and_a_fallback():
+    # A bare `perfect` would wait minutes for a full board's database.
+    assert mancala.Agent("perfect").name == "perfect:time=5s,fallback=minimax:time=1s"
+    long = mancala.Agent("perfect:time=1h,fallback=greedy")
+    assert long.name == "perfect:time=3600s,fallback=greedy"
+
+
 def test_solve_refuses_what_it_cannot_do():
     over = mancala.Game("kalah").state_from("0,0,0,0,0,0/0,0,0,0,0,0/25,23/-")
     with pytest.raises(ValueError, match="nothing to solve"):
