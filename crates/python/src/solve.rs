@@ -56,12 +56,22 @@ fn solve_error(e: SolveError) -> PyErr {
     }
 }
 
-/// Where databases are kept unless told otherwise: `mancala solve`'s cache.
-fn db_folder(db_dir: Option<PathBuf>, db_cache: bool) -> Option<PathBuf> {
-    if !db_cache {
-        return None;
+/// Where databases are kept unless told otherwise: `mancala solve`'s cache;
+/// `ValueError` for a `db_dir` that is something other than a folder
+/// (a database could never be saved there).
+fn db_folder(db_dir: Option<PathBuf>, db_cache: bool) -> PyResult<Option<PathBuf>> {
+    if let Some(dir) = &db_dir {
+        if dir.exists() && !dir.is_dir() {
+            return Err(PyValueError::new_err(format!(
+                "db_dir {} is not a folder: endgame databases are kept in a folder",
+                dir.display()
+            )));
+        }
     }
-    db_dir.or_else(mancala_solver::endgame::default_dir)
+    if !db_cache {
+        return Ok(None);
+    }
+    Ok(db_dir.or_else(mancala_solver::endgame::default_dir))
 }
 
 /// The threads to use: all cores unless told.
@@ -81,6 +91,8 @@ struct Solved {
     pv: Vec<usize>,
     nodes: u64,
     seconds: f64,
+    /// Why the endgame database built for this solve was not saved.
+    not_saved: Option<String>,
 }
 
 fn solve_position<G: Solvable>(
@@ -113,6 +125,7 @@ fn solve_position<G: Solvable>(
         pv: s.pv.iter().map(|&m| action(m)).collect(),
         nodes: s.stats.nodes,
         seconds: s.stats.seconds,
+        not_saved: solver.endgame_not_saved().map(|e| e.to_string()),
     })
 }
 
@@ -148,7 +161,7 @@ pub fn solve<'py>(
         ));
     }
     let threads = threads_or_all(threads)?;
-    let options = options_for(&spec, tt, db_seeds, db_folder(db_dir, db_cache))?;
+    let options = options_for(&spec, tt, db_seeds, db_folder(db_dir, db_cache)?)?;
     let deadline = match timeout {
         Some(t) if t.is_finite() && t > 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
         Some(t) => {
@@ -174,6 +187,16 @@ pub fn solve<'py>(
         Err(SolveError::Stopped) => return Err(PyKeyboardInterrupt::new_err("")),
         Err(e) => return Err(solve_error(e)),
     };
+    if let Some(why) = &solved.not_saved {
+        // Solved, but the next run builds the database again: say so.
+        PyErr::warn(
+            py,
+            &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+            &std::ffi::CString::new(format!("the endgame database was not saved: {why}"))
+                .unwrap_or_default(),
+            1,
+        )?;
+    }
     let d = PyDict::new(py);
     d.set_item("player", solved.mover)?;
     d.set_item("value", solved.value)?;
@@ -261,7 +284,7 @@ pub fn exact_positions<'py>(
         threads: threads_or_all(threads)?,
         tt,
         db_seeds,
-        db_dir: db_folder(db_dir, db_cache),
+        db_dir: db_folder(db_dir, db_cache)?,
         made_by: format!("mancala.exact_positions({spec}, count={count}, seed={seed})"),
         games_only: false,
         distinct,

@@ -301,3 +301,18 @@ def test_exact_positions_can_be_distinct_and_say_when_they_cannot_be_made():
     # Games that end within their opening give no position at all.
     with pytest.raises(ValueError, match="no game of 5 lasted past its opening of 1000000"):
         mancala.exact_positions(game, 5, opening_plies=10**6, threads=2, db_cache=False)
+
+
+def test_a_database_folder_that_cannot_be_one_is_said(tmp_path):
+    state = mancala.Game("kalah:pits=3,seeds=2").new_initial_state()
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder")
+    with pytest.raises(ValueError, match="is not a folder"):
+        mancala.solve(state, db_dir=a_file)
+    with pytest.raises(ValueError, match="is not a folder"):
+        mancala.exact_positions(mancala.Game("kalah:pits=3,seeds=2"), 2, db_dir=a_file)
+    # A folder that cannot be made: solved all the same, with a warning.
+    mancala.clear_solver()
+    with pytest.warns(UserWarning, match="endgame database was not saved"):
+        solution = mancala.solve(state, db_dir=a_file / "inside")
+    assert solution["value"] == mancala.solve(state, db_cache=False)["value"]
