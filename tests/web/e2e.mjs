@@ -29,8 +29,25 @@ const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`,
 let step = 'setup';
 const problems = []; // console errors/warnings and page errors, from every page
 let allowHttpError = null; // a status the current step provokes on purpose
+let expectErrorShown = false; // the step shows an error in the page on purpose
 
-function watch(page, name) {
+// Every console error or warning, page error and error shown in the
+// page's error box (even for a moment) fails the run, unless the step
+// provokes it on purpose.
+async function watch(page, name) {
+  await page.exposeFunction('__errorShown', (text) => {
+    if (!expectErrorShown) problems.push(`${name}, ${step}: error shown on the page: ${text}`);
+  });
+  // Installed in the top document once it has loaded (an init script would
+  // also be tried in the report's frame, whose sandbox refuses scripts).
+  page.on('domcontentloaded', () => page.evaluate(() => {
+    const box = document.getElementById('error');
+    if (!box) return;
+    new MutationObserver(() => {
+      const text = box.textContent.trim();
+      if (!box.hidden && text) window.__errorShown(text);
+    }).observe(box, { attributes: true, childList: true, subtree: true, characterData: true });
+  }).catch(() => {}));
   page.on('console', (m) => {
     if (m.type() !== 'error' && m.type() !== 'warning') return;
     // A request the step makes fail on purpose logs "Failed to load resource".
@@ -207,7 +224,7 @@ async function testWholeGame(page) {
       await page.click('#link');
       const url = await page.inputValue('#link-url');
       assert.match(url, /#play\?game=kalah:pits=4,seeds=3&moves=[\d,]+&agent=random&seat=0$/, `link ${url}`);
-      const other = watch(await page.context().newPage(), 'link page');
+      const other = await watch(await page.context().newPage(), 'link page');
       await other.goto(url);
       await until(async () => (await other.getAttribute('#view-play', 'data-plies')) === String(moves.length), 'the link to restore the game');
       await waitIdle(other);
@@ -412,6 +429,13 @@ async function testResults(page) {
   await page.click(`[data-testid="game-${pick.id}"]`);
   await page.waitForSelector('#viewer:not([hidden])');
   await waitIdle(page, 'results');
+  // Opened by itself: in view, and the keys step it at once.
+  await until(async () => page.$eval('#viewer', (v) => {
+    const top = v.getBoundingClientRect().top;
+    return top >= 0 && top < window.innerHeight / 2;
+  }), 'the viewer scrolled into view');
+  assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.dataset.vstep), 'next',
+    'the Next button has the focus');
   assert.equal(await page.getAttribute('#v-at', 'data-plies'), String(moves.length));
   // Blunder marks where the annotations say, and nowhere else.
   const marked = await page.$$eval('[data-testid^="tl-"][data-blunder="1"]', (els) => els.map((e) => +e.dataset.ply));
@@ -455,7 +479,7 @@ async function testResults(page) {
 async function testScreens(context, gameId) {
   step = 'c5: screenshots';
   mkdirSync(SHOTS, { recursive: true });
-  const page = watch(await context.newPage(), 'screens');
+  const page = await watch(await context.newPage(), 'screens');
   // The theme toggle sets data-theme and is kept.
   await page.goto(`${base}/#play`);
   await waitIdle(page);
@@ -517,12 +541,14 @@ async function testErrorShown(page) {
   await page.goto(`${base}/#play`);
   await waitIdle(page);
   allowHttpError = 400;
+  expectErrorShown = true;
   await page.fill('#g-spec', 'kalah:pits=99');
   await page.click('#new-game');
   await page.waitForSelector('#error:not([hidden])');
   assert.match(await textOf(page, 'error'), /pits/, 'the error does not name the key');
   await page.waitForTimeout(200);
   allowHttpError = null;
+  expectErrorShown = false;
   await page.fill('#g-spec', 'kalah');
   await page.click('#new-game');
   await waitIdle(page);
@@ -541,7 +567,7 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = watch(await context.newPage(), 'main');
+  const page = await watch(await context.newPage(), 'main');
   await testWholeGame(page);
   await testPieSwap(page);
   await testAnalysis(page);

@@ -964,7 +964,8 @@ async function openGame(id) {
     $('v-title').textContent = `Game ${id}: ${(rec.players || []).join(' vs ')} \u2014 ${rec.game || r.start.game}`;
     $('viewer').hidden = false;
     vRender();
-    $('v-next').focus();
+    // The Next button has no id: it is found as the step buttons are.
+    document.querySelector('#viewer [data-vstep="next"]').focus({ preventScroll: true });
     $('viewer').scrollIntoView({ block: 'start' });
   } catch (e) { showError(e); } finally { rBusy(false); }
 }
