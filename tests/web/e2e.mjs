@@ -95,11 +95,17 @@ const playBusy = (page) => page.evaluate(() => document.getElementById('view-pla
 async function waitIdle(page, view = 'play', timeout = 20000) {
   await page.waitForFunction((v) => document.getElementById(`view-${v}`).dataset.busy === '0', view, { timeout });
 }
+// Waits for `fn` to hold. A check that throws counts as not yet (a frame
+// still loading is detached and replaced under it); its last error is
+// reported if the time runs out.
 async function until(fn, what, timeout = 20000) {
   const end = Date.now() + timeout;
+  let last = null;
   for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    try {
+      if (await fn()) return;
+    } catch (e) { last = e; }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last: ${last.message})` : ''}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -331,6 +337,9 @@ async function checkAnalysis(page, game, position, what) {
   const verdict = await page.textContent('#x-verdict');
   const words = sol.value === 0 ? 'A draw with perfect play' : `layer ${sol.value > 0 ? sol.mover : 1 - sol.mover} wins by ${Math.abs(sol.value)} with perfect play`;
   assert.ok(verdict.includes(words), `${what}: verdict "${verdict}" lacks "${words}"`);
+  // The status line repeats the verdict's first sentence, whole.
+  const first = verdict.slice(0, verdict.indexOf('. ') + 1);
+  assert.equal(await textOf(page, 'status'), `Analysed: ${first}`, `${what}: the status line`);
   return sol;
 }
 

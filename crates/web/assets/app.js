@@ -851,7 +851,10 @@ async function analyse(again = false) {
     if (r.pv && r.pv.length) xs.pv = await api('/api/line', { game: spec, start: position, moves: r.pv });
     if (gen !== xs.gen) return;
     xRender();
-    setStatus(`Analysed: ${$('x-verdict').textContent.split('.')[0]}.`);
+    // The verdict's first sentence: up to a full stop that ends it, not
+    // the decimal point of an estimate ("ahead by about 6.50.").
+    const verdict = $('x-verdict').textContent;
+    setStatus(`Analysed: ${(verdict.match(/^.*?\.(?=\s|$)/) || [verdict])[0]}`);
     // A rule set's first analysis starts building its solver: these are
     // estimates, and the same analysis asked again gets exact values.
     if (r.building) {
