@@ -139,6 +139,15 @@ function makeResults() {
   ].join('\n'));
   execFileSync(BIN, ['tournament', config, '--output', join(root, 'tiny'), '--threads', '1', '--quiet'], { stdio: 'pipe' });
   execFileSync(BIN, ['annotate', join(root, 'tiny'), '--threads', '1', '--quiet'], { stdio: 'pipe' });
+  // This board's moves are all judged; a move past the solver's budget is
+  // written without values, as annotate writes one on a big board: make
+  // each game's first judged move such a one.
+  const file = join(root, 'tiny', 'annotations.jsonl');
+  const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  for (const a of lines) {
+    if (a.moves.length) Object.assign(a.moves[0], { value: null, played: null, best: null, loss: null, blunder: false });
+  }
+  writeFileSync(file, lines.map((a) => JSON.stringify(a)).join('\n') + '\n');
   log('tournament and annotations in', join(root, 'tiny'));
 }
 
@@ -455,6 +464,7 @@ async function testResults(page) {
   assert.deepEqual(bars, lossy, 'seeds-lost bars not where the annotations have a loss');
   // Every ply with the keyboard; boards checked at a few of them.
   const checkAt = new Set([0, 1, Math.floor(moves.length / 2), moves.length, ...blunders(pick)]);
+  let unvalued = 0;
   await checkBoard(page, 'v-', await engineState(rec.game, []), 'the viewer at the start');
   for (let k = 1; k <= moves.length; k++) {
     await page.keyboard.press('ArrowRight');
@@ -462,12 +472,18 @@ async function testResults(page) {
     assert.equal((await textOf(page, 'info-move')).split(/[ ,]/)[0], moves[k - 1], `ply ${k}: wrong move shown`);
     if (checkAt.has(k)) await checkBoard(page, 'v-', await engineState(rec.game, moves.slice(0, k)), `the viewer at ply ${k}`);
     const note = pick.moves.find((m) => m.ply === k);
-    if (note) {
+    if (note && note.value === null) {
+      // Annotated but not valued: said so, with no "?" standing for values.
+      const text = await textOf(page, 'info-note');
+      assert.ok(text.startsWith('not judged') && !text.includes('?'), `ply ${k}: an unvalued move shown as "${text}"`);
+      unvalued++;
+    } else if (note) {
       const dd = await page.$('[data-testid="info-note"]');
       assert.equal(await dd.getAttribute('data-blunder'), note.blunder ? '1' : '0', `ply ${k}: the annotation's blunder flag`);
       assert.ok((await dd.textContent()).includes(`given away ${note.loss}`), `ply ${k}: seeds given away not shown`);
     }
   }
+  assert.equal(unvalued, 1, 'the move annotated without values was not reached');
   await page.keyboard.press('ArrowRight'); // stays on the last ply
   assert.equal(await page.getAttribute('#v-at', 'data-at'), String(moves.length));
   assert.ok((await textOf(page, 'info-result')).includes(`${rec.scores[0]}\u2013${rec.scores[1]}`), 'the final result');

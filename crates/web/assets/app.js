@@ -1017,9 +1017,13 @@ function vRender() {
     if (note) {
       rows.push(h('dt', { text: 'Annotation' }), h('dd', {
         'data-testid': 'info-note', 'data-blunder': note.blunder ? '1' : '0', class: note.blunder ? 'bad' : null,
-        text: [`value before ${fmtVal(note.value)}`, `move played ${fmtVal(note.played)}`,
-          note.best && `best ${note.best.length ? note.best.join(', ') : '?'}`,
-          note.loss !== undefined && note.loss !== null && `seeds given away ${note.loss}`, note.blunder && 'BLUNDER'].filter(Boolean).join(' \u00b7 '),
+        // A move annotate could not value (past the solver's budget) has
+        // no values to show: say so rather than print "?" for each.
+        text: note.value === null || note.value === undefined || note.played === null || note.played === undefined
+          ? 'not judged: the solver did not value this move within the annotation\'s budget'
+          : [`value before ${fmtVal(note.value)}`, `move played ${fmtVal(note.played)}`,
+            note.best && note.best.length && `best ${note.best.join(', ')}`,
+            note.loss !== undefined && note.loss !== null && `seeds given away ${note.loss}`, note.blunder && 'BLUNDER'].filter(Boolean).join(' \u00b7 '),
       }));
     } else row('Annotation', g.annotated ? 'not judged (beyond the budget, or an opening move)' : 'none (not annotated)', 'info-note');
   }
