@@ -611,21 +611,50 @@ struct FolderQuery {
     path: String,
 }
 
-async fn results_report(State(app): State<Arc<App>>, uri: Uri) -> Result<Response, ApiError> {
-    let q: FolderQuery = query(&uri)?;
-    let dir = app.root()?.folder(&q.path)?;
-    let html = read_results(&app, move || {
-        mancala_report::html_page(&dir).map_err(|e| ApiError::Unprocessable(e.to_string()))
-    })
-    .await?;
-    Ok((
+/// A folder's report, a page for the app's frame. A refusal is a page for
+/// the frame too, with the refusal's status: sent as the API's JSON it was
+/// blocked by the page policy's `frame-ancestors 'none'`, and the user saw
+/// a broken frame instead of why (a tournament still running has no
+/// report yet).
+async fn results_report(State(app): State<Arc<App>>, uri: Uri) -> Response {
+    let (status, html) = match report_page(&app, &uri).await {
+        Ok(html) => (StatusCode::OK, html),
+        Err(e) => (e.status(), refusal_page(&e.to_string())),
+    };
+    (
+        status,
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CONTENT_SECURITY_POLICY, REPORT_POLICY),
         ],
         html,
     )
-        .into_response())
+        .into_response()
+}
+
+async fn report_page(app: &Arc<App>, uri: &Uri) -> Result<String, ApiError> {
+    let q: FolderQuery = query(uri)?;
+    let dir = app.root()?.folder(&q.path)?;
+    // The report names the files it reads by their full path: shown to the
+    // client, the folder is the path it asked for, nothing of the server's
+    // own disk.
+    let full = dir.display().to_string();
+    read_results(app, move || {
+        mancala_report::html_page(&dir)
+            .map_err(|e| ApiError::Unprocessable(e.to_string().replace(&full, &q.path)))
+    })
+    .await
+}
+
+/// A page that says why there is no report, in the report's frame.
+fn refusal_page(why: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>No report</title>\
+         <style>body{{font:15px system-ui,sans-serif;margin:2em;color:#555}}\
+         @media (prefers-color-scheme:dark){{body{{color:#bbb;background:#0d1117}}}}</style></head>\
+         <body><h1>No report</h1><p id=\"error\">{}</p></body></html>\n",
+        mancala_report::svg::escape(why)
+    )
 }
 
 async fn results_games(

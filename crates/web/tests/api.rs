@@ -124,6 +124,18 @@ impl Reply {
             .map(|(_, v)| v.as_str())
     }
     fn error(&self) -> String {
+        // A report's refusal is a page for the app's frame.
+        if let Some(page) = self.body.strip_prefix("<!doctype html>") {
+            let marker = "<p id=\"error\">";
+            let start = page.find(marker).expect("a refusal page") + marker.len();
+            let end = start + page[start..].find("</p>").expect("the refusal's end");
+            return page[start..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
+        }
         self.json()["error"]
             .as_str()
             .unwrap_or_else(|| panic!("no error message: {}", self.body))
@@ -1397,4 +1409,40 @@ fn a_listing_is_breadth_first_and_says_when_it_stops() {
     // A root whose folders all fit is not cut.
     let small = start(1, true);
     assert_eq!(ok(get(&small, "/api/results"))["truncated"], false);
+}
+
+#[test]
+fn a_report_that_cannot_be_made_says_why_in_its_frame_and_names_no_server_path() {
+    let root = results_root();
+    // A tournament still running: its games so far, no summary yet.
+    let running = root.path().join("running");
+    std::fs::create_dir(&running).unwrap();
+    for entry in std::fs::read_dir(fixture()).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() != "summary.json" {
+            std::fs::copy(entry.path(), running.join(entry.file_name())).unwrap();
+        }
+    }
+    let full = root.path().display().to_string();
+    let server = serving(root);
+    let r = get(&server, "/api/results/report?path=running");
+    assert_eq!(r.status, 422, "{}", r.body);
+    // Framed as a report is (the app's page refuses to be framed itself).
+    let policy = r.header("content-security-policy").unwrap_or_default();
+    assert!(policy.contains("frame-ancestors 'self'"), "{policy}");
+    assert!(r
+        .header("content-type")
+        .unwrap_or_default()
+        .starts_with("text/html"));
+    let why = r.error();
+    assert!(why.contains("running"), "{why}");
+    assert!(
+        !r.body.contains(&full),
+        "the server's path shown: {}",
+        r.body
+    );
+    // Other refusals of the report come framed too.
+    let r = get(&server, "/api/results/report?path=missing");
+    assert_eq!(r.status, 404);
+    assert!(r.body.starts_with("<!doctype html>") && r.error().contains("missing"));
 }
