@@ -9,7 +9,7 @@
 // stopped whatever happens.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, rmSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,6 +148,10 @@ function makeResults() {
     if (a.moves.length) Object.assign(a.moves[0], { value: null, played: null, best: null, loss: null, blunder: false });
   }
   writeFileSync(file, lines.map((a) => JSON.stringify(a)).join('\n') + '\n');
+  // The same folder with an annotate stopped after half its games.
+  cpSync(join(root, 'tiny'), join(root, 'half'), { recursive: true });
+  const half = lines.slice(0, Math.floor(lines.length / 2));
+  writeFileSync(join(root, 'half', 'annotations.jsonl'), half.map((a) => JSON.stringify(a)).join('\n') + '\n');
   log('tournament and annotations in', join(root, 'tiny'));
 }
 
@@ -416,6 +420,11 @@ async function testAnalysis(page) {
 async function testResults(page) {
   step = 'c4: results';
   await page.goto(`${base}/#results`);
+  // "yes" only for a folder whose every game was judged.
+  await page.waitForSelector('[data-testid="annotated-half"]');
+  assert.equal(await textOf(page, 'annotated-tiny'), 'yes');
+  const games = (await api('/api/results')).folders.find((f) => f.path === 'half').games;
+  assert.equal(await textOf(page, 'annotated-half'), `${Math.floor(games / 2)} of ${games} games`);
   await page.click('[data-testid="folder-tiny"]');
   // The report loads in its sandboxed frame.
   const frameEl = await page.waitForSelector('#r-report');

@@ -888,6 +888,15 @@ const rs = { folders: null, folder: null, offset: 0, limit: 100, matched: 0, gam
 
 function rBusy(flag) { $('view-results').dataset.busy = flag ? '1' : '0'; }
 
+// "yes" only when every game was judged: an annotate stopped early has
+// judged some of them.
+function annotatedText(f) {
+  if (!f.annotated) return 'no';
+  const n = f.annotated_games, games = f.games;
+  if (n === null || n === undefined || games === null || games === undefined || n >= games) return 'yes';
+  return `${n} of ${games} games`;
+}
+
 async function loadFolders() {
   rBusy(true);
   try {
@@ -897,7 +906,7 @@ async function loadFolders() {
     body.replaceChildren(...r.folders.map((f) => h('tr', {},
       h('td', {}, h('button', { type: 'button', 'data-testid': `folder-${f.path}`, 'data-path': f.path, onclick: () => openFolder(f), text: f.path })),
       h('td', { text: (f.kinds || [f.kind]).join(', ') }), h('td', { text: f.games === null || f.games === undefined ? '' : f.games }),
-      h('td', { text: f.annotated ? 'yes' : 'no' }))));
+      h('td', { 'data-testid': `annotated-${f.path}`, text: annotatedText(f) }))));
     if (!r.folders.length) body.append(h('tr', {}, h('td', { colspan: 4, text: 'No results folders under the root.' })));
     if (r.truncated) {
       body.append(h('tr', {}, h('td', { colspan: 4, 'data-testid': 'r-truncated', text: `Only the first ${r.max_folders} folders nearest the root are listed; serve a deeper folder with --results to see the rest.` })));

@@ -49,6 +49,9 @@ pub struct FolderView {
     pub games: Option<u64>,
     /// Whether `mancala annotate` judged its games.
     pub annotated: bool,
+    /// Games in its `annotations.jsonl`: fewer than `games` when
+    /// `annotate` was stopped before the end.
+    pub annotated_games: Option<u64>,
 }
 
 /// The results folders of a root.
@@ -234,19 +237,21 @@ impl Root {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        let log = dir.join(GAMES_FILE);
         // Counted as a stream of bytes: no line is held, whatever its size.
-        let games = self
-            .plain_file(&log)
-            .then(|| fs::File::open(&log).ok())
-            .flatten()
-            .and_then(|f| count_records(&mut BufReader::new(f)).ok());
+        let records = |file: &str| {
+            let path = dir.join(file);
+            self.plain_file(&path)
+                .then(|| fs::File::open(&path).ok())
+                .flatten()
+                .and_then(|f| count_records(&mut BufReader::new(f)).ok())
+        };
         Some(FolderView {
             path: if path.is_empty() { ".".into() } else { path },
             kind,
             kinds,
-            games,
+            games: records(GAMES_FILE),
             annotated: dir.join(ANNOTATIONS).is_file(),
+            annotated_games: records(ANNOTATIONS),
         })
     }
 }

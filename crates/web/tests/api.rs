@@ -768,6 +768,7 @@ fn results_are_listed_reported_filtered_and_replayed() {
     assert_eq!(small["kind"], "tournament");
     assert_eq!(small["games"], 12);
     assert_eq!(small["annotated"], true);
+    assert_eq!(small["annotated_games"], 12);
 
     let report = get(&server, "/api/results/report?path=small");
     assert_eq!(report.status, 200);
@@ -1445,4 +1446,26 @@ fn a_report_that_cannot_be_made_says_why_in_its_frame_and_names_no_server_path()
     let r = get(&server, "/api/results/report?path=missing");
     assert_eq!(r.status, 404);
     assert!(r.body.starts_with("<!doctype html>") && r.error().contains("missing"));
+}
+
+#[test]
+fn a_folder_annotated_in_part_says_how_many_games_were_judged() {
+    let root = results_root();
+    // An annotate stopped after 5 of the 12 games.
+    let notes = root.path().join("small/annotations.jsonl");
+    let text = std::fs::read_to_string(&notes).unwrap();
+    let first: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&notes, first.join("\n") + "\n").unwrap();
+    let server = serving(root);
+    let list = ok(get(&server, "/api/results"));
+    let small = list["folders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "small")
+        .unwrap()
+        .clone();
+    assert_eq!(small["games"], 12);
+    assert_eq!(small["annotated"], true);
+    assert_eq!(small["annotated_games"], 5);
 }
