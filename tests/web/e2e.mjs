@@ -574,15 +574,26 @@ async function testErrorShown(page) {
   step = 'errors shown';
   await page.goto(`${base}/#play`);
   await waitIdle(page);
+  const inPlay = await page.inputValue('#g-spec');
+  const pitsInPlay = (/pits=(\d+)/.exec(inPlay) || [null, '6'])[1];
   allowHttpError = 400;
   expectErrorShown = true;
   await page.fill('#g-spec', 'kalah:pits=99');
   await page.click('#new-game');
   await page.waitForSelector('#error:not([hidden])');
   assert.match(await textOf(page, 'error'), /pits/, 'the error does not name the key');
+  // The game in play goes on, and the controls show its rules again.
+  assert.ok((await textOf(page, 'error')).endsWith(`. The game in play (${inPlay}) goes on.`), await textOf(page, 'error'));
+  assert.equal(await page.inputValue('#g-spec'), inPlay);
+  assert.equal(await page.inputValue('#g-pits'), pitsInPlay, 'the controls show rules the board does not have');
   await page.waitForTimeout(200);
   allowHttpError = null;
   expectErrorShown = false;
+  // A spec typed in sets the controls.
+  await page.fill('#g-spec', 'kalah:pits=15,seeds=2');
+  await page.dispatchEvent('#g-spec', 'change');
+  assert.equal(await page.inputValue('#g-pits'), '15', 'a typed spec did not reach the Pits control');
+  assert.equal(await page.inputValue('#g-seeds'), '2');
   await page.fill('#g-spec', 'kalah');
   await page.click('#new-game');
   await waitIdle(page);

@@ -515,6 +515,15 @@ async function newGame() {
     Object.assign(play, { game: r.state.game, start: r.state, startPos: pos ? r.state.position : '', plies: [], hint: null, notice: null });
   } catch (e) {
     showError(e);
+    // The game in play goes on: its rules go back in the controls, so that
+    // they never show rules other than the board's.
+    if (play.game && gen === play.gen) {
+      const said = $('error').textContent.trimEnd();
+      $('error').textContent = `${said}${/[.!?]$/.test(said) ? '' : '.'} The game in play (${play.game}) goes on.`;
+      $('g-spec').value = play.game;
+      controlsFromSpec(play.game);
+      showGameOptions();
+    }
   } finally {
     if (gen === play.gen) setBusy(false);
   }
@@ -658,6 +667,12 @@ function initPlay() {
     $(id).addEventListener('input', fromControls);
     $(id).addEventListener('change', fromControls);
   }
+  // A spec typed in sets the controls it has (15 pits: keys and board of
+  // 15); the text stays as typed.
+  $('g-spec').addEventListener('change', () => {
+    controlsFromSpec($('g-spec').value);
+    showGameOptions();
+  });
   $('a-preset').addEventListener('change', () => { $('a-spec').value = $('a-preset').value; opponentChanged(); });
   $('a-spec').addEventListener('change', () => { syncPreset(); opponentChanged(); });
   $('seat').addEventListener('change', opponentChanged);
