@@ -315,6 +315,47 @@ async function testPieSwap(page) {
   log('c2: swap checked');
 }
 
+// ------------------------------------------------------------ c2b: what an animation shows
+
+// During a sowing the stores keep their names ("You", not "P0") and the
+// last move's notice is gone (it was about that move, not this one).
+async function testAnimationLabels(page) {
+  step = 'c2b: labels during an animation';
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  await page.check('#animate');
+  await page.uncheck('#two-humans');
+  await page.fill('#g-spec', 'kalah');
+  await page.dispatchEvent('#g-spec', 'change');
+  await page.selectOption('#a-preset', 'random');
+  await page.selectOption('#seat', '0');
+  await page.click('#new-game');
+  await waitIdle(page);
+  // Pit 3 of 4 seeds ends in the store: an extra turn, and its notice.
+  await page.click('[data-testid="pit-0-2"]');
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '1', 'the first sowing');
+  await waitIdle(page);
+  assert.match(await page.textContent('#notice'), /Extra turn/);
+  await page.evaluate(() => {
+    window.__seen = { names: new Set(), notices: new Set() };
+    const svg = document.getElementById('play-board');
+    new MutationObserver(() => {
+      if (document.getElementById('view-play').dataset.busy !== '1') return;
+      svg.querySelectorAll('text.who').forEach((t) => window.__seen.names.add(t.textContent));
+      window.__seen.notices.add(document.getElementById('notice').textContent);
+    }).observe(svg, { childList: true, subtree: true });
+  });
+  await page.click('[data-testid="pit-0-0"]');
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '2', 'the second sowing');
+  await waitIdle(page);
+  const seen = await page.evaluate(() => ({ names: [...window.__seen.names], notices: [...window.__seen.notices] }));
+  assert.ok(seen.names.length > 0, 'no board drawn during the animation');
+  assert.ok(seen.names.includes('You') && !seen.names.includes('P0'), `stores named ${seen.names} during the animation`);
+  assert.deepEqual(seen.notices, [''], `the last move's notice shown during the next one: ${seen.notices}`);
+  await page.uncheck('#animate');
+  log('c2b: store names and notices during an animation');
+}
+
 // ------------------------------------------------------------ c3: the analysis
 
 // The database is kept small and in memory: the positions asked about
@@ -615,7 +656,8 @@ async function main() {
   const page = await watch(await context.newPage(), 'main');
   await testWholeGame(page);
   await testPieSwap(page);
-  await testAnalysis(page);
+  await testAnalysis(page); // takes the pie game from Play
+  await testAnimationLabels(page);
   const id = await testResults(page);
   await testErrorShown(page);
   await testScreens(context, id);

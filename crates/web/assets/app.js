@@ -355,11 +355,14 @@ function decorations() {
   return { from: ply.swap ? null : (ply.sowing[0] || {}).from, captured: capturedCells(before, ply) };
 }
 
+// The stores' labels: "You" for the human's against an agent.
+const playNames = () => [0, 1].map((p) => (!play.two && p === play.seat ? 'You' : `P${p}`));
+
 function renderPlayBoard(over) {
   const st = current();
   const canClick = !play.busy && humanToMove(st);
   drawBoard($('play-board'), st, Object.assign({
-    flip: play.flip, names: [0, 1].map((p) => (!play.two && p === play.seat ? 'You' : `P${p}`)),
+    flip: play.flip, names: playNames(),
     onMove: canClick ? playMove : null, values: play.hint ? play.hint.values : null,
   }, over || decorations()));
 }
@@ -438,10 +441,13 @@ async function applyPly(ply, gen) {
   const before = current().board;
   play.hint = null;
   play.notice = null;
+  // The last move's notice is not this one's: gone before it is sown.
+  $('notice').textContent = '';
+  $('notice').dataset.kind = '';
   if (animateOn() && !ply.swap && ply.sowing && ply.sowing.length) {
     const st = current();
     await animateSowing(before, ply, (b, lit, from, captured) => drawBoard($('play-board'), st, {
-      board: b, lit, from, captured, flip: play.flip,
+      board: b, lit, from, captured, flip: play.flip, names: playNames(),
     }), () => gen === play.gen);
     if (gen !== play.gen) return;
   }
