@@ -269,19 +269,7 @@ impl PyState {
         self.last = mover.map(|p| (p, mv));
         Ok(())
     }
-}
 
-/// `player` as an index, or `ValueError` unless it is 0 or 1.
-fn check_player(player: i64) -> PyResult<usize> {
-    match player {
-        0 | 1 => Ok(player as usize),
-        _ => Err(PyValueError::new_err(format!(
-            "player {player} does not exist: players are 0 and 1"
-        ))),
-    }
-}
-
-impl PyState {
     /// Whether `player` (any player: `None`) is the one to move; the
     /// game's end is no one's move.
     fn is_to_move(&self, player: Option<i64>) -> PyResult<bool> {
@@ -293,6 +281,16 @@ impl PyState {
                 mover == Some(p)
             }
         })
+    }
+}
+
+/// `player` as an index, or `ValueError` unless it is 0 or 1.
+fn check_player(player: i64) -> PyResult<usize> {
+    match player {
+        0 | 1 => Ok(player as usize),
+        _ => Err(PyValueError::new_err(format!(
+            "player {player} does not exist: players are 0 and 1"
+        ))),
     }
 }
 
@@ -442,17 +440,12 @@ impl PyState {
         let mut out = vec![0f32; position::observation_len(&self.spec)];
         match player {
             None => self.pos.observe(&mut out),
-            Some(p @ (0 | 1)) => position::observe_for(
+            Some(p) => position::observe_for(
                 self.pos.as_ref(),
                 self.pits(),
-                Player::new(p as usize),
+                Player::new(check_player(p)?),
                 &mut out,
             ),
-            Some(p) => {
-                return Err(PyValueError::new_err(format!(
-                    "player {p} does not exist: players are 0 and 1"
-                )))
-            }
         }
         Ok(PyArray1::from_vec(py, out))
     }

@@ -281,3 +281,20 @@ def test_serialized_states_read_back_with_their_history(kalah):
         kalah.deserialize_state("2\nthree\n")
     with pytest.raises(ValueError, match="action 9 does not exist"):
         kalah.deserialize_state("9\n")
+
+
+def test_the_openspiel_parameter_defaults_are_the_rules_defaults():
+    # mancala._spiel lists every option with its standard value (OpenSpiel
+    # needs them); each, written out, must give the standard game.
+    from mancala import _spiel
+
+    for name, options in _spiel.PARAMETERS.items():
+        standard = mancala.Game(name)
+        assert standard.get_parameters() == options
+        for key, value in options.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            if key == "max_rounds":  # only with rounds=many
+                written = mancala.Game(f"{name}:rounds=many,{key}={text}")
+                assert written == mancala.Game(f"{name}:rounds=many"), key
+                continue
+            assert mancala.Game(f"{name}:{key}={text}") == standard, (name, key)

@@ -528,7 +528,6 @@ async function newGame() {
       $('error').textContent = `${said}${/[.!?]$/.test(said) ? '' : '.'} The game in play (${play.game}) goes on.`;
       $('g-spec').value = play.game;
       controlsFromSpec(play.game);
-      showGameOptions();
     }
   } finally {
     if (gen === play.gen) setBusy(false);
@@ -677,7 +676,6 @@ function initPlay() {
   // 15); the text stays as typed.
   $('g-spec').addEventListener('change', () => {
     controlsFromSpec($('g-spec').value);
-    showGameOptions();
   });
   $('a-preset').addEventListener('change', () => { $('a-spec').value = $('a-preset').value; opponentChanged(); });
   $('a-spec').addEventListener('change', () => { syncPreset(); opponentChanged(); });
