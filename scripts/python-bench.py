@@ -10,6 +10,9 @@
    masks or by ``VectorGame.sample_actions()`` (the draw is part of the
    loop, as in a training loop; its share and the step's are shown
    apart), and the memory the batch takes.
+3. The same against an opponent played in Rust (``opponent="random"``
+   and ``"greedy"``): a step is then the learner's move and the
+   opponent's whole turn.
 
 Usage: python scripts/python-bench.py [--seconds S]   (after pip install ./crates/python)
 Run it on an otherwise idle machine; every figure comes from this run. With
@@ -40,11 +43,12 @@ def games_per_second(new_state, seconds, seed=1):
     return games / took, plies / max(games, 1)
 
 
-def vector_steps_per_second(spec, n, threads, seconds, draw, seed=1):
+def vector_steps_per_second(spec, n, threads, seconds, draw, seed=1, opponent=None):
     """Steps/s of a loop that draws an action per game and steps them all,
     the seconds spent drawing and stepping apart, and the memory the batch
-    holds (its games in Rust and its arrays)."""
-    vector = mancala.VectorGame(spec, n, seed=seed, threads=threads)
+    holds (its games in Rust and its arrays). With an opponent, a step is
+    the learner's move and the opponent's whole turn."""
+    vector = mancala.VectorGame(spec, n, seed=seed, opponent=opponent, seat=None if opponent else 0, threads=threads)
     obs, legal, rewards, terminated, to_move = vector.reset()
     rng = np.random.default_rng(seed)
     steps = 0
@@ -107,6 +111,18 @@ def main():
                     f"| {n:,} | {threads} | {draw} | {rate / 1e6:.2f} M | {drawing / 1e6:.1f} M "
                     f"| {stepping / 1e6:.1f} M | {mem} |"
                 )
+
+    print("\n## VectorGame (Kalah 6x4) against an opponent played in Rust, learner steps/s\n")
+    print("The learner's actions by `sample_actions()`; each step plays the opponent's turn too.\n")
+    print("| opponent | n | threads | loop steps/s | step alone |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for opponent in ["random", "greedy"]:
+        for n in [4096, 65536]:
+            for threads in [1, 2]:
+                rate, _, stepping, _ = vector_steps_per_second(
+                    "kalah", n, threads, args.seconds, "sample_actions", opponent=opponent
+                )
+                print(f"| {opponent} | {n:,} | {threads} | {rate / 1e6:.2f} M | {stepping / 1e6:.1f} M |")
 
 
 if __name__ == "__main__":

@@ -260,3 +260,146 @@ def test_without_auto_reset_a_batch_plays_to_its_end_and_games_reset_alone():
         vector.reset([1.5])
     assert vector.reset([])[3][[0, 3]].tolist() == [True, False]
     assert not vector.reset()[3].any()
+
+
+def opponent_replies(state, seat):
+    """Every position the opponent's turn can reach from ``state`` (its
+    moves, extra turns included, until ``seat`` is to move or the game ends)."""
+    if state.is_terminal() or state.current_player() == seat:
+        return {state.to_notation()}
+    reached = set()
+    for a in state.legal_actions():
+        reached |= opponent_replies(state.child(a), seat)
+    return reached
+
+
+@pytest.mark.parametrize("spec", ["kalah:pits=4,seeds=3", "oware:seeds=2", "congkak:pits=4,seeds=2"])
+def test_an_opponent_plays_its_turns_inside_reset_and_step(spec):
+    n = 300
+    vector = mancala.VectorGame(spec, n, seed=5, opponent="greedy", seat=None, auto_reset=False, threads=2)
+    seats = vector.seats
+    assert seats.tolist() == [i % 2 for i in range(n)] and vector.opponent == "greedy"
+    obs, legal, rewards, terminated, to_move = vector.reset()
+    # Every game the learner holds seat 1 in has seen the opponent's first turn.
+    start = mancala.Game(spec).new_initial_state()
+    for i in (1, 3, 5):
+        assert vector.state(i).to_notation() in opponent_replies(start, 1)
+        assert vector.state(i).to_notation() != start.to_notation()
+    checked = 0
+    while not terminated.all():
+        live = ~terminated
+        # The learner is to move in every game still going.
+        assert (to_move[live] == seats[live]).all()
+        before = [vector.state(i) for i in range(n)]
+        actions = vector.sample_actions()
+        obs, legal, rewards, terminated, to_move = vector.step(actions)
+        for i in range(0, n, 7):
+            if actions[i] < 0:
+                continue
+            mine = before[i].child(int(actions[i]))
+            assert vector.state(i).to_notation() in opponent_replies(mine, int(seats[i]))
+            checked += 1
+            if terminated[i]:
+                final = vector.state(i)
+                assert rewards[i].tolist() == final.returns()
+                assert vector.margins[i].tolist() == [final.margin(), -final.margin()]
+            else:
+                assert not rewards[i].any() and not vector.margins[i].any()
+    assert checked > 100
+
+
+def test_an_opponent_that_searches_beats_a_random_learner_and_random_does_not():
+    def learner_score(opponent):
+        vector = mancala.VectorGame("kalah:pits=4,seeds=3", 400, seed=2, opponent=opponent, seat=None, auto_reset=False)
+        _, _, rewards, terminated, _ = vector.reset()
+        total = np.zeros(400)
+        while not terminated.all():
+            _, _, rewards, terminated, _ = vector.step(vector.sample_actions())
+            total += rewards[np.arange(400), vector.seats]
+        return total.mean()
+
+    assert learner_score("minimax:depth=6") < -0.8
+    assert abs(learner_score("random")) < 0.2
+
+
+def test_games_against_an_opponent_follow_the_seed_at_any_thread_count():
+    def trail(seed, threads):
+        vector = mancala.VectorGame("kalah", 20000, seed=seed, opponent="greedy", seat=None, opening_plies=2, threads=threads)
+        obs, *_ = vector.reset()
+        out = [obs.copy()]
+        for _ in range(30):
+            obs, *_ = vector.step(vector.sample_actions())
+            out.append(obs.copy())
+        return np.stack(out)
+
+    one = trail(3, 1)
+    assert np.array_equal(one, trail(3, 2))
+    assert not np.array_equal(one, trail(4, 2))
+
+
+def test_reset_with_a_seed_starts_the_batch_as_a_new_one_of_that_seed():
+    def positions(vector):
+        return [vector.state(i).to_notation() for i in range(len(vector))]
+
+    fresh = mancala.VectorGame("kalah", 50, seed=9, opponent="random", seat=None, opening_plies=3)
+    reused = mancala.VectorGame("kalah", 50, seed=1, opponent="random", seat=None, opening_plies=3)
+    for _ in range(5):
+        reused.step(reused.sample_actions())
+    reused.reset(seed=9)
+    want, got = [positions(fresh)], [positions(reused)]
+    for _ in range(10):
+        fresh.step(fresh.sample_actions())
+        reused.step(reused.sample_actions())
+        want.append(positions(fresh))
+        got.append(positions(reused))
+    assert want == got
+    with pytest.raises(ValueError, match="seed restarts the whole batch"):
+        reused.reset([0], seed=3)
+
+
+def test_opponent_and_seat_are_checked():
+    with pytest.raises(ValueError, match="opponent: .*unknown agent"):
+        mancala.VectorGame("kalah", 4, opponent="nobody")
+    with pytest.raises(ValueError, match="external engine"):
+        mancala.VectorGame("kalah", 4, opponent="engine:cmd=python3")
+    with pytest.raises(ValueError, match="seat must be 0, 1 or None"):
+        mancala.VectorGame("kalah", 4, opponent="random", seat=2)
+    with pytest.raises(ValueError, match="give opponent= too"):
+        mancala.VectorGame("kalah", 4, seat=1)
+    # An opponent that cannot play the game (the solver plays no Oware).
+    with pytest.raises(ValueError, match="opponent: .*[Oo]ware"):
+        mancala.VectorGame("oware", 4, opponent="perfect")
+    plain = mancala.VectorGame("kalah", 4)
+    assert plain.seats is None and plain.opponent is None
+
+
+def test_the_batch_has_gymnasium_spaces():
+    gymnasium = pytest.importorskip("gymnasium")
+    vector = mancala.VectorGame("kalah:pits=5", 8)
+    obs, legal, *_ = vector.reset()
+    assert vector.single_observation_space.contains(obs[0])
+    assert vector.observation_space.contains(obs)
+    assert vector.single_action_space == gymnasium.spaces.Discrete(legal.shape[1])
+    assert vector.action_space.contains(vector.sample_actions())
+    assert vector.action_space.shape == (8,)
+
+
+def test_ctrl_c_stops_a_step_against_a_searching_opponent_and_the_batch_must_be_reset():
+    import os
+    import signal
+    import threading
+    import time
+
+    vector = mancala.VectorGame("kalah", 2000, opponent="minimax:depth=30", threads=2)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        vector.step(vector.sample_actions())
+    assert time.monotonic() - started < 10
+    with pytest.raises(RuntimeError, match=r"cannot step: .*reset\(\) every game"):
+        vector.step(vector.sample_actions())
+    with pytest.raises(RuntimeError, match="cannot step"):
+        vector.reset([0])
+    _, legal, _, terminated, to_move = vector.reset()
+    assert (to_move == 0).all() and not terminated.any() and legal.any(axis=1).all()

@@ -36,3 +36,23 @@ def action_mask(state: mancala.State, seat: int) -> np.ndarray:
     if state.current_player() != seat:
         mask[:] = 0
     return mask
+
+
+def vector_space(which: str, width: int, actions: int, n: int):
+    """One of ``VectorGame``'s Gymnasium spaces: ``single_observation_space``,
+    ``single_action_space``, ``observation_space`` or ``action_space``."""
+    try:
+        from gymnasium import spaces
+    except ImportError as e:
+        raise ImportError(
+            f"VectorGame.{which} is a Gymnasium space: pip install 'mancala-toolkit[rl]'"
+        ) from e
+    if which == "single_observation_space":
+        return spaces.Box(0.0, 1.0, shape=(width,), dtype=np.float32)
+    if which == "single_action_space":
+        return spaces.Discrete(actions)
+    if which == "observation_space":
+        return spaces.Box(0.0, 1.0, shape=(n, width), dtype=np.float32)
+    if which == "action_space":
+        return spaces.MultiDiscrete(np.full(n, actions, dtype=np.int64))
+    raise ValueError(f"no space {which!r}")
