@@ -9,6 +9,7 @@
 //! in Python as on the command line.
 
 mod agent;
+mod evalnet;
 mod game;
 mod interrupt;
 mod position;
@@ -25,6 +26,8 @@ fn _mancala(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyState>()?;
     m.add_class::<agent::PyAgent>()?;
     m.add_class::<vector::PyVectorGame>()?;
+    m.add_class::<evalnet::PyEvalNet>()?;
+    m.add_function(wrap_pyfunction!(evalnet::net_inputs, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(solve::clear_solver, m)?)?;
     m.add_function(wrap_pyfunction!(solve::exact_positions, m)?)?;

@@ -20,7 +20,11 @@ The engine, agents and exact solver of the mancala toolkit, from Python::
 - ``tournament`` runs a tournament config (a file or a dict) and returns
   its standings, ratings with intervals and first-move statistics;
   ``merge`` merges the folders of a tournament played in shards.
-- ``VectorGame`` steps many games at once in Rust, for training loops.
+- ``VectorGame`` steps many games at once in Rust, for training loops,
+  against an opponent played in Rust if asked.
+- ``EvalNet`` reads, builds and saves the value networks of
+  ``minimax:eval=net:PATH``, and ``net_inputs`` encodes positions as they
+  read them: a network trained in NumPy or PyTorch plays by its path.
 - ``mancala.pettingzoo`` and ``mancala.gym`` are PettingZoo and Gymnasium
   environments (``pip install './crates/python[rl]'``).
 - ``mancala.openspiel`` registers the games with OpenSpiel
@@ -33,6 +37,7 @@ The engine, agents and exact solver of the mancala toolkit, from Python::
 from ._mancala import (
     TERMINAL,
     Agent,
+    EvalNet,
     Game,
     State,
     VectorGame,
@@ -40,6 +45,7 @@ from ._mancala import (
     _restore_state,
     clear_solver,
     exact_positions,
+    net_inputs,
     solve,
 )
 from ._tournament import merge, tournament
@@ -47,12 +53,14 @@ from ._tournament import merge, tournament
 __all__ = [
     "TERMINAL",
     "Agent",
+    "EvalNet",
     "Game",
     "State",
     "VectorGame",
     "__version__",
     "clear_solver",
     "exact_positions",
+    "net_inputs",
     "solve",
     "merge",
     "tournament",

@@ -156,6 +156,33 @@ StepArrays = tuple[
     npt.NDArray[np.int8],
 ]
 
+class EvalNet:
+    """A value network of ``minimax:eval=net:PATH``."""
+
+    def __init__(self, path: Union[str, PathLike[str]]) -> None: ...
+    @staticmethod
+    def from_layers(
+        game: Union[Game, str],
+        layers: Sequence[Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]],
+        buckets: int,
+        metadata: Optional[dict[str, str]] = None,
+    ) -> EvalNet: ...
+    def save(self, path: Union[str, PathLike[str]]) -> None: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def pits(self) -> int: ...
+    @property
+    def buckets(self) -> int: ...
+    @property
+    def hidden(self) -> list[int]: ...
+    def layers(self) -> list[Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]: ...
+    def margin(self, state: State) -> float: ...
+
+def net_inputs(
+    game: Union[Game, str], states: Sequence[Union[State, str]], buckets: int
+) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...
+
 class VectorGame:
     """``n`` games held in Rust and stepped together."""
 
