@@ -19,12 +19,17 @@ mod grid;
 mod histogram;
 mod interval;
 mod line;
+mod plot;
 
 pub use crosstable::{crosstable, Crosstable};
 pub use grid::{small_multiples, MiniPanel, SmallMultiples};
 pub use histogram::{histograms, Histograms};
 pub use interval::{interval_chart, IntervalChart, IntervalRow};
 pub use line::{line_chart, LineChart, LinePanel, Marker, Series};
+use plot::{
+    covering, estimate_tip, horizontal_grid, horizontal_reference, polyline, rotated_label,
+    whisker_and_dot, Frame, Scale,
+};
 
 /// Shared style: ink and grid colours follow the reader's colour scheme.
 /// Colours are written out in each rule rather than through CSS variables,
@@ -237,149 +242,123 @@ pub(crate) fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
+/// Room for each category along a ladder chart's x axis.
+const SLOT: f64 = 90.0;
+
+/// Where a ladder chart's pieces go: each panel's frame, stacked, and the
+/// categories' places along the shared x axis.
+struct LadderLayout {
+    /// Width of the plots.
+    plot_w: f64,
+    /// Panels drawn (at least one's room).
+    panels: usize,
+}
+
+impl LadderLayout {
+    fn new(chart: &LadderChart) -> LadderLayout {
+        LadderLayout {
+            plot_w: SLOT * chart.categories.len().max(1) as f64,
+            panels: chart.panels.len().max(1),
+        }
+    }
+
+    /// The centre of category `i`.
+    fn x_of(&self, i: usize) -> f64 {
+        LEFT + SLOT * (i as f64 + 0.5)
+    }
+
+    /// The plot of panel `k`, counted from the top.
+    fn frame(&self, k: usize) -> Frame {
+        let top = TOP + k as f64 * (PANEL_H + PANEL_GAP);
+        Frame {
+            left: LEFT,
+            top,
+            right: LEFT + self.plot_w,
+            bottom: top + PANEL_H,
+        }
+    }
+
+    /// The bottom of the last panel, under which the categories are named.
+    fn base(&self) -> f64 {
+        TOP + self.panels as f64 * (PANEL_H + PANEL_GAP) - PANEL_GAP
+    }
+}
+
 /// Draws a ladder chart.
 pub fn ladder_chart(chart: &LadderChart) -> String {
-    let n = chart.categories.len().max(1);
-    let slot = 90.0;
-    let plot_w = slot * n as f64;
-    let width = (LEFT + plot_w + RIGHT).max(text_width(&chart.title, 8.5) + LEFT + 20.0);
-    let panels = chart.panels.len().max(1);
-    let height = TOP + panels as f64 * (PANEL_H + PANEL_GAP) + 60.0;
+    let layout = LadderLayout::new(chart);
+    let width = (LEFT + layout.plot_w + RIGHT).max(text_width(&chart.title, 8.5) + LEFT + 20.0);
+    let height = TOP + layout.panels as f64 * (PANEL_H + PANEL_GAP) + 60.0;
     let mut out = String::new();
     open(&mut out, width, height, &chart.title, &chart.desc);
     text(&mut out, LEFT, 28.0, "start", "title", &chart.title);
-    let x_of = |i: usize| LEFT + slot * (i as f64 + 0.5);
     for (k, panel) in chart.panels.iter().enumerate() {
-        let top = TOP + k as f64 * (PANEL_H + PANEL_GAP);
-        let bottom = top + PANEL_H;
-        // Widen the range to every finite value drawn.
-        let (mut lo, mut hi) = panel.y_range;
-        for p in panel.points.iter().flatten() {
-            for v in [p.value, p.lo, p.hi] {
-                if v.is_finite() {
-                    lo = lo.min(v);
-                    hi = hi.max(v);
-                }
-            }
-        }
-        for r in &panel.references {
-            lo = lo.min(r.y);
-            hi = hi.max(r.y);
-        }
-        if hi - lo < 1e-9 {
-            lo -= 1.0;
-            hi += 1.0;
-        }
-        let y_of = |v: f64| {
-            let v = if v.is_finite() {
-                v
-            } else if v > 0.0 {
-                hi
-            } else {
-                lo
-            };
-            bottom - (v.clamp(lo, hi) - lo) / (hi - lo) * PANEL_H
-        };
-        let _ = writeln!(out, "<g aria-label=\"{}\">", escape(&panel.y_label));
-        for t in ticks(lo, hi) {
-            let y = y_of(t);
-            let _ = writeln!(
-                out,
-                "<line class=\"grid\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
-                num(LEFT, 1),
-                num(LEFT + plot_w, 1),
-                y = num(y, 1)
-            );
-            text(&mut out, LEFT - 6.0, y + 4.0, "end", "muted", &num(t, 2));
-        }
-        axes(&mut out, LEFT, top, LEFT + plot_w, bottom);
-        let mid = (top + bottom) / 2.0;
-        let _ = writeln!(
-            out,
-            "<text x=\"18\" y=\"{m}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {m})\">{}</text>",
-            escape(&panel.y_label),
-            m = num(mid, 1)
-        );
-        for r in &panel.references {
-            let y = num(y_of(r.y), 1);
-            let class = if r.strong { "ref" } else { "even" };
-            let _ = writeln!(
-                out,
-                "<line class=\"{class}\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
-                num(LEFT, 1),
-                num(LEFT + plot_w, 1)
-            );
-            let tclass = if r.strong { "reftext" } else { "muted" };
-            text(
-                &mut out,
-                LEFT + plot_w + 6.0,
-                y_of(r.y) + 4.0,
-                "start",
-                tclass,
-                &r.label,
-            );
-        }
-        // The line joins consecutive measured categories only.
-        let mut path = String::new();
-        let mut pen_down = false;
-        for (i, p) in panel.points.iter().enumerate() {
-            match p {
-                Some(e) if e.value.is_finite() => {
-                    let _ = write!(
-                        path,
-                        "{}{},{} ",
-                        if pen_down { "L" } else { "M" },
-                        num(x_of(i), 1),
-                        num(y_of(e.value), 1)
-                    );
-                    pen_down = true;
-                }
-                _ => pen_down = false,
-            }
-        }
-        if !path.is_empty() {
-            let _ = writeln!(out, "<path class=\"line\" d=\"{}\"/>", path.trim_end());
-        }
-        for (i, p) in panel.points.iter().enumerate() {
-            let Some(e) = p else { continue };
-            if !e.value.is_finite() {
-                continue;
-            }
-            let x = num(x_of(i), 1);
-            let _ = writeln!(
-                out,
-                "<line class=\"whisker\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
-                num(y_of(e.lo), 1),
-                num(y_of(e.hi), 1)
-            );
-            let _ = writeln!(
-                out,
-                "<circle class=\"point\" cx=\"{x}\" cy=\"{}\" r=\"4\"><title>{}: {} (95% interval {} to {})</title></circle>",
-                num(y_of(e.value), 1),
-                escape(&chart.categories[i]),
-                num(e.value, 3),
-                num(e.lo, 3),
-                num(e.hi, 3)
-            );
-        }
-        out.push_str("</g>\n");
+        ladder_panel(&mut out, chart, panel, &layout, &layout.frame(k));
     }
-    // Category labels under the last panel.
-    let base = TOP + panels as f64 * (PANEL_H + PANEL_GAP) - PANEL_GAP;
+    category_labels(&mut out, chart, &layout);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// One panel of a ladder chart: its y axis (widened to every finite value
+/// drawn and every reference), its reference lines, and its estimates as
+/// whiskers and dots joined by a line.
+fn ladder_panel(
+    out: &mut String,
+    chart: &LadderChart,
+    panel: &Panel,
+    layout: &LadderLayout,
+    frame: &Frame,
+) {
+    let (lo, hi) = covering(
+        panel.y_range,
+        panel.points.iter().flatten(),
+        &panel.references,
+    );
+    let y = Scale::upwards(lo, hi, frame.bottom, PANEL_H);
+    let _ = writeln!(out, "<g aria-label=\"{}\">", escape(&panel.y_label));
+    let grid = ticks(lo, hi).into_iter().map(|t| (t, y.at_or_edge(t)));
+    horizontal_grid(out, frame, grid, 2);
+    axes(out, frame.left, frame.top, frame.right, frame.bottom);
+    let mid = (frame.top + frame.bottom) / 2.0;
+    rotated_label(out, 18.0, mid, "", &panel.y_label);
+    for r in &panel.references {
+        horizontal_reference(out, frame, r, y.at_or_edge(r.y));
+    }
+    // The line joins consecutive measured categories only.
+    let measured = |p: &Option<Estimate>| p.filter(|e| e.value.is_finite());
+    let path = polyline(
+        (panel.points.iter().enumerate())
+            .map(|(i, p)| measured(p).map(|e| (layout.x_of(i), y.at_or_edge(e.value)))),
+    );
+    if !path.is_empty() {
+        let _ = writeln!(out, "<path class=\"line\" d=\"{path}\"/>");
+    }
+    for (i, p) in panel.points.iter().enumerate() {
+        if let Some(e) = measured(p) {
+            let tip = estimate_tip(&chart.categories[i], &e);
+            whisker_and_dot(out, layout.x_of(i), &y, &e, "4", &tip);
+        }
+    }
+    out.push_str("</g>\n");
+}
+
+/// The category names under the last panel (every other one lower, so
+/// that long names do not run together) and the x axis's label.
+fn category_labels(out: &mut String, chart: &LadderChart, layout: &LadderLayout) {
+    let base = layout.base();
     for (i, c) in chart.categories.iter().enumerate() {
         let y = base + 16.0 + if i % 2 == 1 { 14.0 } else { 0.0 };
-        text(&mut out, x_of(i), y, "middle", "", c);
+        text(out, layout.x_of(i), y, "middle", "", c);
     }
     text(
-        &mut out,
-        LEFT + plot_w / 2.0,
+        out,
+        LEFT + layout.plot_w / 2.0,
         base + 50.0,
         "middle",
         "muted",
         &chart.x_label,
     );
-    out.push_str("</svg>\n");
-    out
 }
 
 /// One heat map cell.
@@ -428,12 +407,18 @@ pub(crate) fn diverging(v: f64, max: f64) -> (String, bool) {
     (format!("#{r:02x}{g:02x}{b:02x}"), t > 0.5)
 }
 
+/// The side of a heat map's cell.
+const HEAT_CELL: f64 = 56.0;
+/// The left of a heat map's first column: room for the row headings and
+/// the rows' axis label.
+const HEAT_LEFT: f64 = 90.0;
+/// The top of a heat map's first row: room under the title for the
+/// columns' axis label and headings.
+const HEAT_TOP: f64 = 86.0;
+
 /// Draws a heat map.
 pub fn heat_map(map: &HeatMap) -> String {
-    let cell = 56.0;
-    let left = 90.0;
-    // Room under the title for the column axis label and headings.
-    let top = 86.0;
+    let (cell, left, top) = (HEAT_CELL, HEAT_LEFT, HEAT_TOP);
     let cols = map.columns.len().max(1);
     let rows = map.rows.len().max(1);
     let width = (left + cell * cols as f64 + 40.0)
@@ -444,101 +429,92 @@ pub fn heat_map(map: &HeatMap) -> String {
     let mut out = String::new();
     open(&mut out, width, height, &map.title, &map.desc);
     text(&mut out, 16.0, 28.0, "start", "title", &map.title);
-    let max = map
-        .cells
+    heat_map_headings(&mut out, map, cols, rows);
+    let max = largest_magnitude(map);
+    for (i, r) in map.rows.iter().enumerate() {
+        let y = top + cell * (i as f64 + 0.5) + 4.0;
+        text(&mut out, left - 8.0, y, "end", "", r);
+        for j in 0..cols {
+            heat_map_cell(&mut out, map, i, j, max);
+        }
+    }
+    let y = top + cell * rows as f64 + 30.0;
+    text(&mut out, 16.0, y, "start", "muted", &map.note);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The largest magnitude in a heat map, and at least 1: the value drawn
+/// in the deepest colour.
+fn largest_magnitude(map: &HeatMap) -> f64 {
+    map.cells
         .iter()
         .flatten()
         .filter_map(|c| c.value)
         .map(f64::abs)
         .fold(0.0, f64::max)
-        .max(1.0);
+        .max(1.0)
+}
+
+/// The column headings and the columns' axis label above a heat map's
+/// grid, and the rows' axis label, turned, left of it.
+fn heat_map_headings(out: &mut String, map: &HeatMap, cols: usize, rows: usize) {
+    let (cell, left, top) = (HEAT_CELL, HEAT_LEFT, HEAT_TOP);
     for (j, c) in map.columns.iter().enumerate() {
-        text(
-            &mut out,
-            left + cell * (j as f64 + 0.5),
-            top - 8.0,
-            "middle",
-            "",
-            c,
-        );
+        let x = left + cell * (j as f64 + 0.5);
+        text(out, x, top - 8.0, "middle", "", c);
     }
-    text(
-        &mut out,
-        left + cell * cols as f64 / 2.0,
-        top - 28.0,
-        "middle",
-        "muted",
-        &map.x_label,
-    );
+    let x = left + cell * cols as f64 / 2.0;
+    text(out, x, top - 28.0, "middle", "muted", &map.x_label);
     let mid = top + cell * rows as f64 / 2.0;
+    rotated_label(out, 22.0, mid, "muted", &map.y_label);
+}
+
+/// Cell `j` of row `i` of a heat map: coloured by its value on the scale
+/// up to `max` (neutral when unknown), with a tooltip naming its row and
+/// column, and its label.
+fn heat_map_cell(out: &mut String, map: &HeatMap, i: usize, j: usize, max: f64) {
+    let cell = HEAT_CELL;
+    let c = map.cells.get(i).and_then(|row| row.get(j));
+    let x = HEAT_LEFT + cell * j as f64;
+    let y = HEAT_TOP + cell * i as f64;
+    let (fill, dark) = match c.and_then(|c| c.value) {
+        Some(v) => {
+            let (f, d) = diverging(v, max);
+            (format!("fill=\"{f}\""), d)
+        }
+        None => ("class=\"empty\"".to_string(), false),
+    };
+    let label = c.map_or("", |c| c.label.as_str());
     let _ = writeln!(
         out,
-        "<text x=\"22\" y=\"{m}\" text-anchor=\"middle\" class=\"muted\" transform=\"rotate(-90 22 {m})\">{}</text>",
+        "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"{w}\" {fill} stroke=\"#8c959f\" stroke-width=\"0.5\"><title>{} {}, {} {}: {}</title></rect>",
+        num(x, 1),
+        num(y, 1),
         escape(&map.y_label),
-        m = num(mid, 1)
+        escape(&map.rows[i]),
+        escape(&map.x_label),
+        escape(map.columns.get(j).map_or("", String::as_str)),
+        escape(if label.is_empty() { "none" } else { label }),
+        w = num(cell, 1)
     );
-    for (i, r) in map.rows.iter().enumerate() {
+    if !label.is_empty() {
+        // On a coloured cell the ink is fixed for contrast; on an empty
+        // one it follows the page.
+        let class = match c.and_then(|c| c.value) {
+            Some(_) if dark => "cell-dark",
+            Some(_) => "cell-light",
+            None => "",
+        };
         text(
-            &mut out,
-            left - 8.0,
-            top + cell * (i as f64 + 0.5) + 4.0,
-            "end",
-            "",
-            r,
+            out,
+            x + cell / 2.0,
+            y + cell / 2.0 + 4.0,
+            "middle",
+            class,
+            label,
         );
-        for j in 0..cols {
-            let c = map.cells.get(i).and_then(|row| row.get(j));
-            let x = left + cell * j as f64;
-            let y = top + cell * i as f64;
-            let (fill, dark) = match c.and_then(|c| c.value) {
-                Some(v) => {
-                    let (f, d) = diverging(v, max);
-                    (format!("fill=\"{f}\""), d)
-                }
-                None => ("class=\"empty\"".to_string(), false),
-            };
-            let label = c.map_or("", |c| c.label.as_str());
-            let _ = writeln!(
-                out,
-                "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"{w}\" {fill} stroke=\"#8c959f\" stroke-width=\"0.5\"><title>{} {}, {} {}: {}</title></rect>",
-                num(x, 1),
-                num(y, 1),
-                escape(&map.y_label),
-                escape(r),
-                escape(&map.x_label),
-                escape(map.columns.get(j).map_or("", String::as_str)),
-                escape(if label.is_empty() { "none" } else { label }),
-                w = num(cell, 1)
-            );
-            if !label.is_empty() {
-                // On a coloured cell the ink is fixed for contrast; on an
-                // empty one it follows the page.
-                let class = match c.and_then(|c| c.value) {
-                    Some(_) if dark => "cell-dark",
-                    Some(_) => "cell-light",
-                    None => "",
-                };
-                text(
-                    &mut out,
-                    x + cell / 2.0,
-                    y + cell / 2.0 + 4.0,
-                    "middle",
-                    class,
-                    label,
-                );
-            }
-        }
     }
-    text(
-        &mut out,
-        16.0,
-        top + cell * rows as f64 + 30.0,
-        "start",
-        "muted",
-        &map.note,
-    );
-    out.push_str("</svg>\n");
-    out
 }
 
 /// The chart style's rules without the `<style>` element, for a page that

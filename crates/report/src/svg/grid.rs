@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use super::plot::{estimate_tip, polyline, rotated_label, whisker_and_dot, Frame, Scale};
 use super::{axes, escape, num, open, text, text_width, Estimate};
 
 /// One panel of the grid.
@@ -53,22 +54,62 @@ const GAP_Y: f64 = 46.0;
 const LEFT: f64 = 112.0;
 const TOP: f64 = 104.0;
 
-/// Draws the small multiples.
-pub fn small_multiples(chart: &SmallMultiples) -> String {
-    let n = chart.categories.len().max(1);
-    let panel_w = (22.0 * n as f64 + 16.0).max(120.0);
-    let cols = chart.columns.len().max(1);
-    let rows = chart.rows.len().max(1);
-    let grid_w = cols as f64 * (panel_w + GAP_X) - GAP_X;
-    let grid_bottom = TOP + rows as f64 * (PANEL_H + GAP_Y) - GAP_Y;
-    // The key names every category; it wraps to the grid's width.
-    let key_items: Vec<String> = chart
-        .categories
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{} = {c}", i + 1))
-        .collect();
-    let key_width = (grid_w + LEFT - 16.0).max(560.0);
+/// Where the grid's pieces go: the panels' size and places.
+struct GridLayout {
+    /// Categories per panel (at least one's room).
+    n: usize,
+    /// A panel's width: room for every category.
+    panel_w: f64,
+    /// Columns of panels (at least one's room).
+    cols: usize,
+    /// The width of the grid of panels.
+    grid_w: f64,
+    /// The bottom of the last row of panels.
+    grid_bottom: f64,
+}
+
+impl GridLayout {
+    fn new(chart: &SmallMultiples) -> GridLayout {
+        let n = chart.categories.len().max(1);
+        let panel_w = (22.0 * n as f64 + 16.0).max(120.0);
+        let cols = chart.columns.len().max(1);
+        let rows = chart.rows.len().max(1);
+        GridLayout {
+            n,
+            panel_w,
+            cols,
+            grid_w: cols as f64 * (panel_w + GAP_X) - GAP_X,
+            grid_bottom: TOP + rows as f64 * (PANEL_H + GAP_Y) - GAP_Y,
+        }
+    }
+
+    /// The plot of the panel in row `r`, column `c`.
+    fn frame(&self, r: usize, c: usize) -> Frame {
+        let top = TOP + r as f64 * (PANEL_H + GAP_Y);
+        let left = LEFT + c as f64 * (self.panel_w + GAP_X);
+        Frame {
+            left,
+            top,
+            right: left + self.panel_w,
+            bottom: top + PANEL_H,
+        }
+    }
+
+    /// The centre of column `c`'s panels.
+    fn column_centre(&self, c: usize) -> f64 {
+        LEFT + c as f64 * (self.panel_w + GAP_X) + self.panel_w / 2.0
+    }
+
+    /// The x of category `i` in a panel whose left edge is `left`.
+    fn category_x(&self, left: f64, i: usize) -> f64 {
+        left + self.panel_w * (i as f64 + 0.5) / self.n as f64
+    }
+}
+
+/// The key under the grid, line by line: what the y axis and the red line
+/// show, then every category with its number on the x axes, wrapped to
+/// `key_width` pixels.
+fn key_lines(chart: &SmallMultiples, key_width: f64) -> Vec<String> {
     let mut key_lines: Vec<String> = vec![
         format!("y axis: {}", chart.y_label),
         format!("red line: {}", chart.reference_label),
@@ -76,12 +117,13 @@ pub fn small_multiples(chart: &SmallMultiples) -> String {
     ];
     // Items are separated by commas: SVG collapses runs of spaces, so
     // spacing alone would run "1 = a 2 = b" together.
-    let last_item = key_items.len().saturating_sub(1);
-    for (i, item) in key_items.iter().enumerate() {
+    let last_item = chart.categories.len().saturating_sub(1);
+    for (i, c) in chart.categories.iter().enumerate() {
+        let item = format!("{} = {c}", i + 1);
         let item = if i < last_item {
             format!("{item},")
         } else {
-            item.clone()
+            item
         };
         let last = key_lines.last_mut().expect("one line at least");
         if text_width(last, 7.0) + text_width(&item, 7.0) + 20.0 > key_width {
@@ -91,54 +133,32 @@ pub fn small_multiples(chart: &SmallMultiples) -> String {
             last.push_str(&item);
         }
     }
-    let width = (LEFT + grid_w + 24.0)
+    key_lines
+}
+
+/// Draws the small multiples.
+pub fn small_multiples(chart: &SmallMultiples) -> String {
+    let layout = GridLayout::new(chart);
+    // The key names every category; it wraps to the grid's width.
+    let key = key_lines(chart, (layout.grid_w + LEFT - 16.0).max(560.0));
+    let widest_key_line = key.iter().map(|l| text_width(l, 7.0)).fold(0.0, f64::max);
+    let width = (LEFT + layout.grid_w + 24.0)
         .max(text_width(&chart.title, 8.5) + 32.0)
-        .max(
-            key_lines
-                .iter()
-                .map(|l| text_width(l, 7.0))
-                .fold(0.0, f64::max)
-                + 32.0,
-        );
-    let height = grid_bottom + 40.0 + 18.0 * key_lines.len() as f64;
+        .max(widest_key_line + 32.0);
+    let height = layout.grid_bottom + 40.0 + 18.0 * key.len() as f64;
     let mut out = String::new();
     open(&mut out, width, height, &chart.title, &chart.desc);
     text(&mut out, 16.0, 28.0, "start", "title", &chart.title);
-    text(
-        &mut out,
-        LEFT + grid_w / 2.0,
-        TOP - 56.0,
-        "middle",
-        "muted",
-        &chart.column_label,
-    );
-    let mid = num((TOP + grid_bottom) / 2.0, 1);
-    let _ = writeln!(
-        out,
-        "<text x=\"16\" y=\"{mid}\" text-anchor=\"middle\" class=\"muted\" transform=\"rotate(-90 16 {mid})\">{}</text>",
-        escape(&chart.row_label)
-    );
+    grid_headings(&mut out, chart, &layout);
     let (lo, hi) = if chart.y_range.1 > chart.y_range.0 {
         chart.y_range
     } else {
         (0.0, 1.0)
     };
-    for (c, heading) in chart.columns.iter().enumerate() {
-        let x = LEFT + c as f64 * (panel_w + GAP_X) + panel_w / 2.0;
-        text(&mut out, x, TOP - 30.0, "middle", "", heading);
-    }
     for (r, heading) in chart.rows.iter().enumerate() {
-        let top = TOP + r as f64 * (PANEL_H + GAP_Y);
-        text(
-            &mut out,
-            34.0,
-            top + PANEL_H / 2.0 + 4.0,
-            "start",
-            "",
-            heading,
-        );
-        for c in 0..cols {
-            let left = LEFT + c as f64 * (panel_w + GAP_X);
+        let y = layout.frame(r, 0).top + PANEL_H / 2.0 + 4.0;
+        text(&mut out, 34.0, y, "start", "", heading);
+        for c in 0..layout.cols {
             let Some(panel) = chart
                 .panels
                 .get(r)
@@ -147,120 +167,132 @@ pub fn small_multiples(chart: &SmallMultiples) -> String {
             else {
                 continue;
             };
-            let bottom = top + PANEL_H;
-            let y_of = |v: f64| {
-                let v = if v.is_finite() {
-                    v
-                } else if v > 0.0 {
-                    hi
-                } else {
-                    lo
-                };
-                bottom - (v.clamp(lo, hi) - lo) / (hi - lo) * PANEL_H
+            let frame = layout.frame(r, c);
+            let column = chart.columns.get(c).map_or("", String::as_str);
+            let place = PanelPlace {
+                board: format!(
+                    "{} {heading}, {} {column}",
+                    chart.row_label, chart.column_label
+                ),
+                y: Scale::upwards(lo, hi, frame.bottom, PANEL_H),
+                frame,
+                first_column: c == 0,
             };
-            let x_of = |i: usize| left + panel_w * (i as f64 + 0.5) / n as f64;
-            let _ = writeln!(
-                out,
-                "<g aria-label=\"{} {}, {} {}\">",
-                escape(&chart.row_label),
-                escape(heading),
-                escape(&chart.column_label),
-                escape(chart.columns.get(c).map_or("", String::as_str))
-            );
-            text(&mut out, left, top - 6.0, "start", "muted", &panel.caption);
-            for t in [lo, (lo + hi) / 2.0, hi] {
-                let y = num(y_of(t), 1);
-                let _ = writeln!(
-                    out,
-                    "<line class=\"grid\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
-                    num(left, 1),
-                    num(left + panel_w, 1)
-                );
-                if c == 0 {
-                    text(
-                        &mut out,
-                        left - 4.0,
-                        y_of(t) + 4.0,
-                        "end",
-                        "muted",
-                        &num(t, 2),
-                    );
-                }
-            }
-            axes(&mut out, left, top, left + panel_w, bottom);
-            if let Some(v) = panel.reference {
-                let y = num(y_of(v), 1);
-                let _ = writeln!(
-                    out,
-                    "<line class=\"ref\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
-                    num(left, 1),
-                    num(left + panel_w, 1)
-                );
-            }
-            let mut path = String::new();
-            let mut pen_down = false;
-            for (i, p) in panel.points.iter().enumerate() {
-                match p {
-                    Some(e) if e.value.is_finite() => {
-                        let _ = write!(
-                            path,
-                            "{}{},{} ",
-                            if pen_down { "L" } else { "M" },
-                            num(x_of(i), 1),
-                            num(y_of(e.value), 1)
-                        );
-                        pen_down = true;
-                    }
-                    _ => pen_down = false,
-                }
-            }
-            if !path.is_empty() {
-                let _ = writeln!(out, "<path class=\"line\" d=\"{}\"/>", path.trim_end());
-            }
-            for (i, p) in panel.points.iter().enumerate() {
-                text(
-                    &mut out,
-                    x_of(i),
-                    bottom + 14.0,
-                    "middle",
-                    "muted",
-                    &(i + 1).to_string(),
-                );
-                let Some(e) = p else { continue };
-                if !e.value.is_finite() {
-                    continue;
-                }
-                let x = num(x_of(i), 1);
-                let _ = writeln!(
-                    out,
-                    "<line class=\"whisker\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
-                    num(y_of(e.lo), 1),
-                    num(y_of(e.hi), 1)
-                );
-                let _ = writeln!(
-                    out,
-                    "<circle class=\"point\" cx=\"{x}\" cy=\"{}\" r=\"3.5\"><title>{} {}, {} {}, {}: {} (95% interval {} to {})</title></circle>",
-                    num(y_of(e.value), 1),
-                    escape(&chart.row_label),
-                    escape(heading),
-                    escape(&chart.column_label),
-                    escape(chart.columns.get(c).map_or("", String::as_str)),
-                    escape(chart.categories.get(i).map_or("", String::as_str)),
-                    num(e.value, 3),
-                    num(e.lo, 3),
-                    num(e.hi, 3)
-                );
-            }
-            out.push_str("</g>\n");
+            mini_panel(&mut out, chart, &layout, panel, &place);
         }
     }
-    let mut y = grid_bottom + 22.0;
-    for line in &key_lines {
+    let mut y = layout.grid_bottom + 22.0;
+    for line in &key {
         y += 18.0;
         text(&mut out, 16.0, y, "start", "muted", line);
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// What the columns and the rows are, above and left of the grid, and
+/// each column's heading (the rows' headings go beside their panels).
+fn grid_headings(out: &mut String, chart: &SmallMultiples, layout: &GridLayout) {
+    let x = LEFT + layout.grid_w / 2.0;
+    text(out, x, TOP - 56.0, "middle", "muted", &chart.column_label);
+    let mid = (TOP + layout.grid_bottom) / 2.0;
+    rotated_label(out, 16.0, mid, "muted", &chart.row_label);
+    for (c, heading) in chart.columns.iter().enumerate() {
+        let x = layout.column_centre(c);
+        text(out, x, TOP - 30.0, "middle", "", heading);
+    }
+}
+
+/// One panel's place in the grid.
+struct PanelPlace {
+    /// The board it shows, in words (`pits per side 3 pits, seeds per pit 1
+    /// seed`): its group's label and the start of each point's tooltip.
+    board: String,
+    /// Its plot.
+    frame: Frame,
+    /// Its y axis (the same range in every panel).
+    y: Scale,
+    /// Whether it is in the first column, the only one whose y axis is
+    /// numbered.
+    first_column: bool,
+}
+
+/// One panel: its caption, axes and reference line, and its estimates.
+fn mini_panel(
+    out: &mut String,
+    chart: &SmallMultiples,
+    layout: &GridLayout,
+    panel: &MiniPanel,
+    place: &PanelPlace,
+) {
+    let frame = &place.frame;
+    let _ = writeln!(out, "<g aria-label=\"{}\">", escape(&place.board));
+    text(
+        out,
+        frame.left,
+        frame.top - 6.0,
+        "start",
+        "muted",
+        &panel.caption,
+    );
+    mini_panel_axes(out, place, panel.reference);
+    mini_panel_estimates(out, chart, layout, panel, place);
+    out.push_str("</g>\n");
+}
+
+/// A panel's grid lines at the bottom, middle and top of the range
+/// (numbered in the first column only), its axes and its reference line.
+fn mini_panel_axes(out: &mut String, place: &PanelPlace, reference: Option<f64>) {
+    let (frame, y) = (&place.frame, &place.y);
+    for t in [y.lo, (y.lo + y.hi) / 2.0, y.hi] {
+        frame.hline(out, "grid", y.at_or_edge(t));
+        if place.first_column {
+            let at = y.at_or_edge(t) + 4.0;
+            text(out, frame.left - 4.0, at, "end", "muted", &num(t, 2));
+        }
+    }
+    axes(out, frame.left, frame.top, frame.right, frame.bottom);
+    if let Some(v) = reference {
+        frame.hline(out, "ref", y.at_or_edge(v));
+    }
+}
+
+/// A panel's estimates: a line joining consecutive measured categories,
+/// each category's number under the axis, and each estimate as a whisker
+/// and a dot.
+fn mini_panel_estimates(
+    out: &mut String,
+    chart: &SmallMultiples,
+    layout: &GridLayout,
+    panel: &MiniPanel,
+    place: &PanelPlace,
+) {
+    let (frame, y) = (&place.frame, &place.y);
+    let x_of = |i: usize| layout.category_x(frame.left, i);
+    let measured = |p: &Option<Estimate>| p.filter(|e| e.value.is_finite());
+    let path = polyline(
+        (panel.points.iter().enumerate())
+            .map(|(i, p)| measured(p).map(|e| (x_of(i), y.at_or_edge(e.value)))),
+    );
+    if !path.is_empty() {
+        let _ = writeln!(out, "<path class=\"line\" d=\"{path}\"/>");
+    }
+    for (i, p) in panel.points.iter().enumerate() {
+        let number = (i + 1).to_string();
+        text(
+            out,
+            x_of(i),
+            frame.bottom + 14.0,
+            "middle",
+            "muted",
+            &number,
+        );
+        if let Some(e) = measured(p) {
+            let category = chart.categories.get(i).map_or("", String::as_str);
+            let tip = estimate_tip(&format!("{}, {category}", place.board), &e);
+            whisker_and_dot(out, x_of(i), y, &e, "3.5", &tip);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::plot::{covering, vertical_grid, Frame, Scale};
 use super::{escape, num, open, text, text_width, ticks, Estimate, Reference};
 
 /// One row: a label, its estimate and the numbers to print beside it.
@@ -40,6 +41,16 @@ const PLOT_W: f64 = 440.0;
 const ROW_H: f64 = 28.0;
 const TOP: f64 = 66.0;
 
+/// The x axis: the range widened to every finite value and reference,
+/// padded by 4% so that dots at the ends are not cut in half, over the
+/// plot that starts at `left`.
+fn x_scale(chart: &IntervalChart, left: f64) -> Scale {
+    let estimates = chart.rows.iter().filter_map(|r| r.estimate.as_ref());
+    let (lo, hi) = covering(chart.x_range, estimates, &chart.references);
+    let pad = (hi - lo) * 0.04;
+    Scale::rightwards(lo - pad, hi + pad, left, PLOT_W)
+}
+
 /// Draws an interval chart.
 pub fn interval_chart(chart: &IntervalChart) -> String {
     let label_w = chart
@@ -63,141 +74,112 @@ pub fn interval_chart(chart: &IntervalChart) -> String {
     let mut out = String::new();
     open(&mut out, width, height, &chart.title, &chart.desc);
     text(&mut out, 16.0, 28.0, "start", "title", &chart.title);
-
-    let (mut lo, mut hi) = chart.x_range;
-    for e in chart.rows.iter().filter_map(|r| r.estimate) {
-        for v in [e.value, e.lo, e.hi] {
-            if v.is_finite() {
-                lo = lo.min(v);
-                hi = hi.max(v);
-            }
-        }
-    }
-    for r in &chart.references {
-        lo = lo.min(r.y);
-        hi = hi.max(r.y);
-    }
-    if hi - lo < 1e-9 {
-        lo -= 1.0;
-        hi += 1.0;
-    }
-    // A little room so that dots at the ends are not cut in half.
-    let pad = (hi - lo) * 0.04;
-    let (lo, hi) = (lo - pad, hi + pad);
-    let x_of = |v: f64| {
-        let v = if v.is_finite() {
-            v
-        } else if v > 0.0 {
-            hi
-        } else {
-            lo
-        };
-        left + (v.clamp(lo, hi) - lo) / (hi - lo) * PLOT_W
+    let x = x_scale(chart, left);
+    // The grid and reference lines start a little above the first row.
+    let frame = Frame {
+        left,
+        top: TOP - 6.0,
+        right: left + PLOT_W,
+        bottom,
     };
-    for t in ticks(lo, hi) {
-        let x = num(x_of(t), 1);
-        let _ = writeln!(
-            out,
-            "<line class=\"grid\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
-            num(TOP - 6.0, 1),
-            num(bottom, 1)
-        );
-        text(
-            &mut out,
-            x_of(t),
-            bottom + 16.0,
-            "middle",
-            "muted",
-            &num(t, 3),
-        );
+    x_axis(&mut out, chart, &frame, &x);
+    vertical_references(&mut out, &chart.references, &frame, &x);
+    for (i, row) in chart.rows.iter().enumerate() {
+        interval_row(&mut out, row, TOP + ROW_H * (i as f64 + 0.5), &frame, &x);
     }
-    let _ = writeln!(
-        out,
-        "<line class=\"axis\" x1=\"{l}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>",
-        l = num(left, 1),
-        b = num(bottom, 1),
-        r = num(left + PLOT_W, 1)
-    );
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The x axis under the rows: its grid lines, numbers and label.
+fn x_axis(out: &mut String, chart: &IntervalChart, frame: &Frame, x: &Scale) {
+    let grid = ticks(x.lo, x.hi).into_iter().map(|t| (t, x.at_or_edge(t)));
+    vertical_grid(out, frame, grid, 3);
+    frame.hline(out, "axis", frame.bottom);
+    let centre = frame.left + PLOT_W / 2.0;
     text(
-        &mut out,
-        left + PLOT_W / 2.0,
-        bottom + 40.0,
+        out,
+        centre,
+        frame.bottom + 40.0,
         "middle",
         "muted",
         &chart.x_label,
     );
-    // Reference labels alternate between two heights so that two close
-    // lines keep readable labels.
-    for (i, r) in chart.references.iter().enumerate() {
-        let x = num(x_of(r.y), 1);
+}
+
+/// Vertical reference lines down the plot, labelled above it; labels
+/// alternate between two heights so that two close lines keep readable
+/// labels.
+fn vertical_references(out: &mut String, references: &[Reference], frame: &Frame, x: &Scale) {
+    for (i, r) in references.iter().enumerate() {
         let class = if r.strong { "ref" } else { "even" };
-        let _ = writeln!(
-            out,
-            "<line class=\"{class}\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
-            num(TOP - 6.0, 1),
-            num(bottom, 1)
-        );
-        let tclass = if r.strong { "reftext" } else { "muted" };
+        frame.vline(out, class, x.at_or_edge(r.y));
+        let label_class = if r.strong { "reftext" } else { "muted" };
         let y = TOP - 12.0 - if i % 2 == 1 { 14.0 } else { 0.0 };
-        text(&mut out, x_of(r.y), y, "middle", tclass, &r.label);
+        text(out, x.at_or_edge(r.y), y, "middle", label_class, &r.label);
     }
-    for (i, row) in chart.rows.iter().enumerate() {
-        let y = TOP + ROW_H * (i as f64 + 0.5);
-        text(&mut out, left - 10.0, y + 4.0, "end", "", &row.label);
-        text(
-            &mut out,
-            left + PLOT_W + 12.0,
-            y + 4.0,
-            "start",
-            "muted",
-            &row.note,
-        );
-        let Some(e) = row.estimate else { continue };
-        if !e.value.is_finite() {
-            continue;
-        }
-        let (x0, x1) = (x_of(e.lo), x_of(e.hi));
+}
+
+/// One row centred at height `y`: its label left of the plot, its numbers
+/// right of it, and its estimate as a bar from end to end with a dot.
+fn interval_row(out: &mut String, row: &IntervalRow, y: f64, frame: &Frame, x: &Scale) {
+    text(out, frame.left - 10.0, y + 4.0, "end", "", &row.label);
+    text(
+        out,
+        frame.right + 12.0,
+        y + 4.0,
+        "start",
+        "muted",
+        &row.note,
+    );
+    let Some(e) = row.estimate else { return };
+    if !e.value.is_finite() {
+        return;
+    }
+    let (x0, x1) = (x.at_or_edge(e.lo), x.at_or_edge(e.hi));
+    let _ = writeln!(
+        out,
+        "<line class=\"whisker\" x1=\"{}\" y1=\"{yy}\" x2=\"{}\" y2=\"{yy}\"/>",
+        num(x0, 1),
+        num(x1, 1),
+        yy = num(y, 1)
+    );
+    interval_end(out, e.lo, x0, -1.0, y);
+    interval_end(out, e.hi, x1, 1.0, y);
+    let _ = writeln!(
+        out,
+        "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"5\"><title>{}: {}</title></circle>",
+        num(x.at_or_edge(e.value), 1),
+        num(y, 1),
+        escape(&row.label),
+        escape(&row.note)
+    );
+}
+
+/// One end of an interval, at `x` on the row at height `y`: a cap where
+/// the end is finite, an arrow head pointing `dir` (-1 left, 1 right)
+/// where it is open.
+fn interval_end(out: &mut String, end: f64, x: f64, dir: f64, y: f64) {
+    if end.is_finite() {
         let _ = writeln!(
             out,
-            "<line class=\"whisker\" x1=\"{}\" y1=\"{yy}\" x2=\"{}\" y2=\"{yy}\"/>",
-            num(x0, 1),
-            num(x1, 1),
-            yy = num(y, 1)
+            "<line class=\"whisker\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
+            num(y - 5.0, 1),
+            num(y + 5.0, 1),
+            x = num(x, 1)
         );
-        // End caps on finite ends; an open end gets an arrow head.
-        for (end, x, dir) in [(e.lo, x0, -1.0), (e.hi, x1, 1.0)] {
-            if end.is_finite() {
-                let _ = writeln!(
-                    out,
-                    "<line class=\"whisker\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
-                    num(y - 5.0, 1),
-                    num(y + 5.0, 1),
-                    x = num(x, 1)
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "<path class=\"point\" d=\"M{},{} L{},{} L{},{} Z\"/>",
-                    num(x + dir * 6.0, 1),
-                    num(y, 1),
-                    num(x, 1),
-                    num(y - 4.0, 1),
-                    num(x, 1),
-                    num(y + 4.0, 1)
-                );
-            }
-        }
+    } else {
         let _ = writeln!(
             out,
-            "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"5\"><title>{}: {}</title></circle>",
-            num(x_of(e.value), 1),
+            "<path class=\"point\" d=\"M{},{} L{},{} L{},{} Z\"/>",
+            num(x + dir * 6.0, 1),
             num(y, 1),
-            escape(&row.label),
-            escape(&row.note)
+            num(x, 1),
+            num(y - 4.0, 1),
+            num(x, 1),
+            num(y + 4.0, 1)
         );
     }
-    out.push_str("</svg>\n");
-    out
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 
 use std::fmt::Write;
 
+use super::plot::{
+    horizontal_grid, horizontal_reference, polyline, rotated_label, vertical_grid, Frame, Scale,
+};
 use super::{axes, escape, num, open, text, text_width, ticks, Reference};
 
 /// The shape drawn at each point of a series. Shapes and dash patterns
@@ -145,27 +148,15 @@ fn finite_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         })
 }
 
-/// Draws a line chart.
-pub fn line_chart(chart: &LineChart) -> String {
-    let legend_widths: Vec<f64> = chart
-        .panels
-        .iter()
-        .map(|p| {
-            p.series
-                .iter()
-                .map(|s| 34.0 + text_width(&s.name, 6.8) + 14.0)
-                .sum()
-        })
-        .collect();
-    let widest_legend = legend_widths.iter().copied().fold(0.0, f64::max);
-    let plot_w = PLOT_W.max(widest_legend);
-    let width = (LEFT + plot_w + RIGHT).max(text_width(&chart.title, 8.5) + LEFT + 20.0);
-    let panels = chart.panels.len().max(1);
-    let height = TOP + panels as f64 * (PANEL_H + PANEL_GAP) - PANEL_GAP + 48.0;
-    let mut out = String::new();
-    open(&mut out, width, height, &chart.title, &chart.desc);
-    text(&mut out, LEFT, 28.0, "start", "title", &chart.title);
+/// The room a series takes in its panel's legend: its sample, its name
+/// and the space after it.
+fn legend_entry_width(s: &Series) -> f64 {
+    34.0 + text_width(&s.name, 6.8) + 14.0
+}
 
+/// The x axis every panel shares: the range of every point, padded by 2%
+/// at both ends so that the first and last points do not sit on the axes.
+fn x_scale(chart: &LineChart, plot_w: f64) -> Scale {
     let (x_lo, x_hi) = finite_range(
         chart
             .panels
@@ -179,161 +170,59 @@ pub fn line_chart(chart: &LineChart) -> String {
     } else {
         (x_lo, x_hi)
     };
-    // A little room at both ends, so that the first and last points do not
-    // sit on the axes.
     let pad = (x_hi - x_lo) * 0.02;
-    let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
-    let x_of = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * plot_w;
-    let x_ticks = ticks(x_lo, x_hi);
+    Scale::rightwards(x_lo - pad, x_hi + pad, LEFT, plot_w)
+}
 
+/// A panel's y axis, rising from `bottom`: its range widened to every
+/// point and reference, padded by 4%.
+fn y_scale(panel: &LinePanel, bottom: f64) -> Scale {
+    let ys = panel
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(panel.references.iter().map(|r| r.y))
+        .chain([panel.y_range.0, panel.y_range.1]);
+    let (mut lo, mut hi) = finite_range(ys).unwrap_or((0.0, 1.0));
+    if hi - lo < 1e-9 {
+        lo -= 1.0;
+        hi += 1.0;
+    }
+    let pad = (hi - lo) * 0.04;
+    Scale::upwards(lo - pad, hi + pad, bottom, PANEL_H)
+}
+
+/// Draws a line chart.
+pub fn line_chart(chart: &LineChart) -> String {
+    let widest_legend = chart
+        .panels
+        .iter()
+        .map(|p| p.series.iter().map(legend_entry_width).sum::<f64>())
+        .fold(0.0, f64::max);
+    let plot_w = PLOT_W.max(widest_legend);
+    let width = (LEFT + plot_w + RIGHT).max(text_width(&chart.title, 8.5) + LEFT + 20.0);
+    let panels = chart.panels.len().max(1);
+    let height = TOP + panels as f64 * (PANEL_H + PANEL_GAP) - PANEL_GAP + 48.0;
+    let mut out = String::new();
+    open(&mut out, width, height, &chart.title, &chart.desc);
+    text(&mut out, LEFT, 28.0, "start", "title", &chart.title);
+    let x = x_scale(chart, plot_w);
+    let x_ticks = ticks(x.lo, x.hi);
     for (k, panel) in chart.panels.iter().enumerate() {
         let top = TOP + k as f64 * (PANEL_H + PANEL_GAP);
-        let bottom = top + PANEL_H;
-        let ys = panel
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-            .chain(panel.references.iter().map(|r| r.y))
-            .chain([panel.y_range.0, panel.y_range.1]);
-        let (mut lo, mut hi) = finite_range(ys).unwrap_or((0.0, 1.0));
-        if hi - lo < 1e-9 {
-            lo -= 1.0;
-            hi += 1.0;
-        }
-        let pad = (hi - lo) * 0.04;
-        let (lo, hi) = (lo - pad, hi + pad);
-        let y_of = |v: f64| bottom - (v.clamp(lo, hi) - lo) / (hi - lo) * PANEL_H;
-        let _ = writeln!(out, "<g aria-label=\"{}\">", escape(&panel.y_label));
-        for t in ticks(lo, hi) {
-            let y = num(y_of(t), 1);
-            let _ = writeln!(
-                out,
-                "<line class=\"grid\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
-                num(LEFT, 1),
-                num(LEFT + plot_w, 1)
-            );
-            text(
-                &mut out,
-                LEFT - 6.0,
-                y_of(t) + 4.0,
-                "end",
-                "muted",
-                &num(t, 3),
-            );
-        }
-        for &t in &x_ticks {
-            let x = num(x_of(t), 1);
-            let _ = writeln!(
-                out,
-                "<line class=\"grid\" x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\"/>",
-                num(top, 1),
-                num(bottom, 1)
-            );
-            text(
-                &mut out,
-                x_of(t),
-                bottom + 16.0,
-                "middle",
-                "muted",
-                &num(t, 2),
-            );
-        }
-        axes(&mut out, LEFT, top, LEFT + plot_w, bottom);
-        let mid = num((top + bottom) / 2.0, 1);
-        let _ = writeln!(
-            out,
-            "<text x=\"18\" y=\"{mid}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {mid})\">{}</text>",
-            escape(&panel.y_label)
-        );
-        for r in &panel.references {
-            let y = num(y_of(r.y), 1);
-            let class = if r.strong { "ref" } else { "even" };
-            let _ = writeln!(
-                out,
-                "<line class=\"{class}\" x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
-                num(LEFT, 1),
-                num(LEFT + plot_w, 1)
-            );
-            let tclass = if r.strong { "reftext" } else { "muted" };
-            text(
-                &mut out,
-                LEFT + plot_w + 6.0,
-                y_of(r.y) + 4.0,
-                "start",
-                tclass,
-                &r.label,
-            );
-        }
-        // The legend sits above the panel, in the gap, one entry per series.
-        // A lone series with a line and markers needs none (the y label and
-        // each point's tooltip name it); any other is named only here.
-        let needs_legend = panel.series.len() > 1
-            || panel
-                .series
-                .iter()
-                .any(|s| !s.line || s.marker == Marker::None);
-        if needs_legend {
-            let mut x = LEFT;
-            let y = top - 12.0;
-            for (place, s) in panel.series.iter().enumerate() {
-                if s.line {
-                    let _ = writeln!(
-                        out,
-                        "<line class=\"s{}\" stroke-width=\"2\"{} x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-                        s.colour % 6,
-                        dash(place),
-                        num(x, 1),
-                        num(y - 4.0, 1),
-                        num(x + 24.0, 1),
-                        num(y - 4.0, 1)
-                    );
-                }
-                marker(&mut out, s.marker, s.colour, x + 12.0, y - 4.0, &s.name);
-                text(&mut out, x + 30.0, y, "start", "", &s.name);
-                x += 34.0 + text_width(&s.name, 6.8) + 14.0;
-            }
-        }
-        for (place, s) in panel.series.iter().enumerate() {
-            if s.line {
-                let mut path = String::new();
-                let mut pen_down = false;
-                for &(x, y) in &s.points {
-                    if x.is_finite() && y.is_finite() {
-                        let _ = write!(
-                            path,
-                            "{}{},{} ",
-                            if pen_down { "L" } else { "M" },
-                            num(x_of(x), 1),
-                            num(y_of(y), 1)
-                        );
-                        pen_down = true;
-                    } else {
-                        pen_down = false;
-                    }
-                }
-                if !path.is_empty() {
-                    let _ = writeln!(
-                        out,
-                        "<path class=\"s{}\" fill=\"none\" stroke-width=\"2\"{} d=\"{}\"/>",
-                        s.colour % 6,
-                        dash(place),
-                        path.trim_end()
-                    );
-                }
-            }
-            for &(x, y) in &s.points {
-                if x.is_finite() && y.is_finite() {
-                    let tip = format!("{}: {} at {}", s.name, num(y, 4), num(x, 2));
-                    marker(&mut out, s.marker, s.colour, x_of(x), y_of(y), &tip);
-                }
-            }
-        }
-        out.push_str("</g>\n");
+        let frame = Frame {
+            left: LEFT,
+            top,
+            right: LEFT + plot_w,
+            bottom: top + PANEL_H,
+        };
+        line_panel(&mut out, panel, &frame, &x, &x_ticks);
     }
     let base = TOP + panels as f64 * (PANEL_H + PANEL_GAP) - PANEL_GAP;
+    let centre = LEFT + plot_w / 2.0;
     text(
         &mut out,
-        LEFT + plot_w / 2.0,
+        centre,
         base + 36.0,
         "middle",
         "muted",
@@ -341,6 +230,86 @@ pub fn line_chart(chart: &LineChart) -> String {
     );
     out.push_str("</svg>\n");
     out
+}
+
+/// One panel: its grid, axes and reference lines, its legend, and its
+/// series.
+fn line_panel(out: &mut String, panel: &LinePanel, frame: &Frame, x: &Scale, x_ticks: &[f64]) {
+    let y = y_scale(panel, frame.bottom);
+    let _ = writeln!(out, "<g aria-label=\"{}\">", escape(&panel.y_label));
+    let y_grid = ticks(y.lo, y.hi).into_iter().map(|t| (t, y.clamped(t)));
+    horizontal_grid(out, frame, y_grid, 3);
+    vertical_grid(out, frame, x_ticks.iter().map(|&t| (t, x.linear(t))), 2);
+    axes(out, frame.left, frame.top, frame.right, frame.bottom);
+    let mid = (frame.top + frame.bottom) / 2.0;
+    rotated_label(out, 18.0, mid, "", &panel.y_label);
+    for r in &panel.references {
+        horizontal_reference(out, frame, r, y.clamped(r.y));
+    }
+    if needs_legend(panel) {
+        legend(out, panel, frame);
+    }
+    for (place, s) in panel.series.iter().enumerate() {
+        series(out, s, place, x, &y);
+    }
+    out.push_str("</g>\n");
+}
+
+/// Whether a panel names its series in a legend: a lone series with a
+/// line and markers needs none (the y label and each point's tooltip name
+/// it); any other is named only there.
+fn needs_legend(panel: &LinePanel) -> bool {
+    panel.series.len() > 1
+        || panel
+            .series
+            .iter()
+            .any(|s| !s.line || s.marker == Marker::None)
+}
+
+/// The legend above a panel, in the gap: one entry per series, its line
+/// sample, its marker and its name.
+fn legend(out: &mut String, panel: &LinePanel, frame: &Frame) {
+    let mut x = frame.left;
+    let y = frame.top - 12.0;
+    for (place, s) in panel.series.iter().enumerate() {
+        if s.line {
+            let _ = writeln!(
+                out,
+                "<line class=\"s{}\" stroke-width=\"2\"{} x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                s.colour % 6,
+                dash(place),
+                num(x, 1),
+                num(y - 4.0, 1),
+                num(x + 24.0, 1),
+                num(y - 4.0, 1)
+            );
+        }
+        marker(out, s.marker, s.colour, x + 12.0, y - 4.0, &s.name);
+        text(out, x + 30.0, y, "start", "", &s.name);
+        x += legend_entry_width(s);
+    }
+}
+
+/// One series, the `place`th of its panel: its line (broken where a point
+/// is not finite) and a marker with a tooltip at each finite point.
+fn series(out: &mut String, s: &Series, place: usize, x: &Scale, y: &Scale) {
+    let finite = |&(px, py): &(f64, f64)| px.is_finite() && py.is_finite();
+    if s.line {
+        let path =
+            polyline((s.points.iter()).map(|p| finite(p).then(|| (x.linear(p.0), y.clamped(p.1)))));
+        if !path.is_empty() {
+            let _ = writeln!(
+                out,
+                "<path class=\"s{}\" fill=\"none\" stroke-width=\"2\"{} d=\"{path}\"/>",
+                s.colour % 6,
+                dash(place),
+            );
+        }
+    }
+    for &(px, py) in s.points.iter().filter(|p| finite(p)) {
+        let tip = format!("{}: {} at {}", s.name, num(py, 4), num(px, 2));
+        marker(out, s.marker, s.colour, x.linear(px), y.clamped(py), &tip);
+    }
 }
 
 #[cfg(test)]
