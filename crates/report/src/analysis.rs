@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::Result;
 use mancala_analysis::fair::FairDocument;
-use mancala_analysis::first_move::{FirstMoveDocument, OptionsRecord};
+use mancala_analysis::first_move::{BoardRecord, CellRecord, FirstMoveDocument, OptionsRecord};
 
 use super::read::{json_file, pct, plain, signed, slug, with_interval};
 use super::{Block, Document, Section, Table};
@@ -65,28 +65,7 @@ pub struct AnalysisFolder {
 /// finished (rows but no `first_move.json` yet).
 pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
     let json = json_file(&dir.join(mancala_arena::folder::FIRST_MOVE_FILE))?;
-    let mut fair = Vec::new();
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .map_err(|e| bad_input(format!("cannot read {}: {e}", dir.display())))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("fair") && n.ends_with(".json"))
-        .collect();
-    names.sort();
-    for name in names {
-        let path = dir.join(&name);
-        // Other JSON files may start with "fair": only fair-start
-        // documents (those with rule sets) are read, and must be whole.
-        if let Some(v) = json_file(&path)?.filter(|v| v.get("rule_sets").is_some()) {
-            let doc = serde_json::from_value(v).map_err(|e| {
-                bad_input(format!(
-                    "{} is not a document of mancala analyze fair: {e}",
-                    path.display()
-                ))
-            })?;
-            fair.push((name, doc));
-        }
-    }
+    let fair = fair_documents(dir)?;
     let Some(json) = json else {
         if dir.join("first_move.csv").is_file() {
             return Err(bad_input(format!(
@@ -112,10 +91,44 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
             path.display()
         ))
     })?;
-    let boards = json
-        .boards
-        .into_iter()
-        .map(|b| Board {
+    Ok(Some(AnalysisFolder {
+        options: json.options,
+        boards: json.boards.into_iter().map(Board::from).collect(),
+        cells: json.rows.into_iter().map(Cell::from).collect(),
+        fair,
+    }))
+}
+
+/// The documents of `mancala analyze fair --json` saved in `dir`, by file
+/// name: its JSON files named `fair*.json` that hold rule sets (other JSON
+/// files may start with "fair"), each of which must be whole.
+fn fair_documents(dir: &Path) -> Result<Vec<(String, FairDocument)>> {
+    let mut fair = Vec::new();
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| bad_input(format!("cannot read {}: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("fair") && n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        if let Some(v) = json_file(&path)?.filter(|v| v.get("rule_sets").is_some()) {
+            let doc = serde_json::from_value(v).map_err(|e| {
+                bad_input(format!(
+                    "{} is not a document of mancala analyze fair: {e}",
+                    path.display()
+                ))
+            })?;
+            fair.push((name, doc));
+        }
+    }
+    Ok(fair)
+}
+
+impl From<BoardRecord> for Board {
+    fn from(b: BoardRecord) -> Board {
+        Board {
             spec: b.spec,
             pits: b.pits as u64,
             seeds: b.seeds as u64,
@@ -126,13 +139,14 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
             move_values: b.move_values,
             solve_seconds: b.solve_seconds,
             note: b.note,
-        })
-        .collect();
-    let interval = |[lo, hi]: [Option<f64>; 2]| lo.zip(hi);
-    let cells = json
-        .rows
-        .into_iter()
-        .map(|r| Cell {
+        }
+    }
+}
+
+impl From<CellRecord> for Cell {
+    fn from(r: CellRecord) -> Cell {
+        let interval = |[lo, hi]: [Option<f64>; 2]| lo.zip(hi);
+        Cell {
             spec: r.spec,
             agent: r.agent,
             games: r.games,
@@ -142,14 +156,8 @@ pub fn detect(dir: &Path) -> Result<Option<AnalysisFolder>> {
             score_interval: interval(r.first_score_95),
             margin: r.mean_margin,
             margin_interval: interval(r.mean_margin_95),
-        })
-        .collect();
-    Ok(Some(AnalysisFolder {
-        options: json.options,
-        boards,
-        cells,
-        fair,
-    }))
+        }
+    }
 }
 
 /// The exact value as a cell label: `+6`, `0`, `?` (over budget), `n/a`.
@@ -172,6 +180,23 @@ fn outcome(value: i64) -> f64 {
     }
 }
 
+/// The rule sets of the analysis, in its order: as the options list them,
+/// or else as the boards first name them.
+fn rule_sets(a: &AnalysisFolder) -> Vec<String> {
+    let listed = a.options.rules.clone();
+    if listed.is_empty() {
+        let mut seen = Vec::new();
+        for b in &a.boards {
+            if !seen.contains(&b.rules) {
+                seen.push(b.rules.clone());
+            }
+        }
+        seen
+    } else {
+        listed
+    }
+}
+
 /// Builds the report.
 pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
     let o = &a.options;
@@ -179,21 +204,7 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
         .filter(|g| !g.is_empty())
         .unwrap_or_else(|| o.game.clone());
     let agents = o.agents.clone();
-    let rule_sets: Vec<String> = {
-        let listed = o.rules.clone();
-        if listed.is_empty() {
-            let mut seen = Vec::new();
-            for b in &a.boards {
-                if !seen.contains(&b.rules) {
-                    seen.push(b.rules.clone());
-                }
-            }
-            seen
-        } else {
-            listed
-        }
-    };
-    let solved = a.boards.iter().filter(|b| b.value.is_some()).count();
+    let rule_sets = rule_sets(a);
     let mut doc = Document {
         title: if a.boards.is_empty() {
             "Fair starting positions".into()
@@ -214,45 +225,9 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
         },
         ..Document::default()
     };
-    let mut fact = |k: &str, v: String| doc.facts.push((k.to_string(), v));
-    fact("Folder", folder.to_string());
+    doc.facts.push(("Folder".to_string(), folder.to_string()));
     if !a.boards.is_empty() {
-        let spec = o.game.clone();
-        fact("Game", spec.clone());
-        fact(
-            "Rule sets",
-            format!(
-                "{} (each on top of the game's own options: standard adds none)",
-                rule_sets.join(", ")
-            ),
-        );
-        fact(
-            "Boards",
-            format!(
-                "pits {} x seeds {} x {} rule sets: {} boards",
-                joined(&o.pits, ", "),
-                joined(&o.seeds, ", "),
-                rule_sets.len(),
-                a.boards.len()
-            ),
-        );
-        fact(
-            "Exact values",
-            format!(
-                "{solved} of {} boards solved within {} each",
-                a.boards.len(),
-                o.budget
-            ),
-        );
-        fact("Agents", agents.join(", "));
-        fact(
-            "Games",
-            format!(
-                "{} per board and agent, the same agent in both seats",
-                o.games
-            ),
-        );
-        fact("Seed", o.seed.to_string());
+        doc.facts.extend(grid_facts(a, &rule_sets));
         doc.sections.push(exact_section(a, &game, &rule_sets));
         doc.sections
             .push(skill_section(a, &game, &rule_sets, &agents));
@@ -262,6 +237,51 @@ pub fn document(a: &AnalysisFolder, folder: &str) -> Document {
         doc.sections.push(reproduce_section(o));
     }
     doc
+}
+
+/// The facts of an analysis of a grid of boards: the game, its rule sets
+/// and boards, how many were solved, the agents, games and seed.
+fn grid_facts(a: &AnalysisFolder, rule_sets: &[String]) -> Vec<(String, String)> {
+    let o = &a.options;
+    let solved = a.boards.iter().filter(|b| b.value.is_some()).count();
+    let mut facts = Vec::new();
+    let mut fact = |k: &str, v: String| facts.push((k.to_string(), v));
+    fact("Game", o.game.clone());
+    fact(
+        "Rule sets",
+        format!(
+            "{} (each on top of the game's own options: standard adds none)",
+            rule_sets.join(", ")
+        ),
+    );
+    fact(
+        "Boards",
+        format!(
+            "pits {} x seeds {} x {} rule sets: {} boards",
+            joined(&o.pits, ", "),
+            joined(&o.seeds, ", "),
+            rule_sets.len(),
+            a.boards.len()
+        ),
+    );
+    fact(
+        "Exact values",
+        format!(
+            "{solved} of {} boards solved within {} each",
+            a.boards.len(),
+            o.budget
+        ),
+    );
+    fact("Agents", o.agents.join(", "));
+    fact(
+        "Games",
+        format!(
+            "{} per board and agent, the same agent in both seats",
+            o.games
+        ),
+    );
+    fact("Seed", o.seed.to_string());
+    facts
 }
 
 /// The boards of one rule set as a grid: sorted pits (rows) and seeds.
@@ -277,54 +297,72 @@ fn grid<'a>(a: &'a AnalysisFolder, rules: &str) -> (Vec<u64>, Vec<u64>, Vec<&'a 
 }
 
 fn exact_section(a: &AnalysisFolder, game: &str, rule_sets: &[String]) -> Section {
-    let mut blocks = Vec::new();
-    for r in rule_sets {
-        let (pits, seeds, mine) = grid(a, r);
-        if mine.is_empty() {
-            continue;
-        }
-        let find = |p: u64, s: u64| mine.iter().find(|b| b.pits == p && b.seeds == s);
-        let cells = pits
-            .iter()
-            .map(|&p| {
-                seeds
-                    .iter()
-                    .map(|&s| match find(p, s) {
-                        Some(b) => svg::Cell {
-                            value: b.value.map(|v| v as f64),
-                            label: value_label(b),
-                        },
-                        None => svg::Cell {
-                            value: None,
-                            label: String::new(),
-                        },
-                    })
-                    .collect()
-            })
-            .collect();
-        let map = svg::HeatMap {
-            title: format!("Exact value of the start: {game}, rules {r}"),
-            desc: format!(
-                "Final margin for the first player with perfect play, in seeds, for each board \
-                 of {game} under rules {r}: rows are pits per side, columns seeds per pit. \
-                 Positive favours the first player. ? marks a board not solved within the \
-                 budget; n/a, one with no solver."
-            ),
-            x_label: "seeds per pit".into(),
-            y_label: "pits per side".into(),
-            columns: seeds.iter().map(ToString::to_string).collect(),
-            rows: pits.iter().map(ToString::to_string).collect(),
-            cells,
-            note: "blue: first player wins; red: second player wins; ? not solved in budget".into(),
-        };
-        blocks.push(Block::Figure {
-            id: format!("exact-{}", slug(r)),
-            svg: svg::heat_map(&map),
-            caption: format!(
-                "Rules {r}: the first player's final margin with perfect play, in seeds."
-            ),
-        });
+    let mut blocks: Vec<Block> = rule_sets
+        .iter()
+        .filter_map(|r| exact_figure(a, game, r))
+        .collect();
+    blocks.push(Block::Details {
+        summary: "Every board's value and first moves".into(),
+        blocks: vec![Block::Table(exact_table(a))],
+    });
+    Section {
+        id: "exact".into(),
+        title: "Exact values".into(),
+        blocks,
     }
+}
+
+/// The heat map of rule set `r`'s exact values over pits x seeds, if it
+/// has boards.
+fn exact_figure(a: &AnalysisFolder, game: &str, r: &str) -> Option<Block> {
+    let (pits, seeds, mine) = grid(a, r);
+    if mine.is_empty() {
+        return None;
+    }
+    let find = |p: u64, s: u64| mine.iter().find(|b| b.pits == p && b.seeds == s);
+    let cells = pits
+        .iter()
+        .map(|&p| {
+            seeds
+                .iter()
+                .map(|&s| match find(p, s) {
+                    Some(b) => svg::Cell {
+                        value: b.value.map(|v| v as f64),
+                        label: value_label(b),
+                    },
+                    None => svg::Cell {
+                        value: None,
+                        label: String::new(),
+                    },
+                })
+                .collect()
+        })
+        .collect();
+    let map = svg::HeatMap {
+        title: format!("Exact value of the start: {game}, rules {r}"),
+        desc: format!(
+            "Final margin for the first player with perfect play, in seeds, for each board \
+             of {game} under rules {r}: rows are pits per side, columns seeds per pit. \
+             Positive favours the first player. ? marks a board not solved within the \
+             budget; n/a, one with no solver."
+        ),
+        x_label: "seeds per pit".into(),
+        y_label: "pits per side".into(),
+        columns: seeds.iter().map(ToString::to_string).collect(),
+        rows: pits.iter().map(ToString::to_string).collect(),
+        cells,
+        note: "blue: first player wins; red: second player wins; ? not solved in budget".into(),
+    };
+    Some(Block::Figure {
+        id: format!("exact-{}", slug(r)),
+        svg: svg::heat_map(&map),
+        caption: format!("Rules {r}: the first player's final margin with perfect play, in seeds."),
+    })
+}
+
+/// Every board's exact value, best first moves, every first move's value
+/// and solve time.
+fn exact_table(a: &AnalysisFolder) -> Table {
     let mut table = Table::new(
         "Every board's exact value",
         &[
@@ -352,15 +390,7 @@ fn exact_section(a: &AnalysisFolder, game: &str, rule_sets: &[String]) -> Sectio
             b.solve_seconds.map_or("-".into(), |s| format!("{s:.2} s")),
         ]);
     }
-    blocks.push(Block::Details {
-        summary: "Every board's value and first moves".into(),
-        blocks: vec![Block::Table(table)],
-    });
-    Section {
-        id: "exact".into(),
-        title: "Exact values".into(),
-        blocks,
-    }
+    table
 }
 
 fn skill_section(
@@ -375,70 +405,104 @@ fn skill_section(
          red line) shows how much skill it takes to see the advantage."
             .into(),
     )];
-    for r in rule_sets {
-        let (pits, seeds, mine) = grid(a, r);
-        if mine.is_empty() {
-            continue;
-        }
-        let panels = pits
+    blocks.extend(
+        rule_sets
             .iter()
-            .map(|&p| {
-                seeds
-                    .iter()
-                    .map(|&s| {
-                        let b = mine.iter().find(|b| b.pits == p && b.seeds == s)?;
-                        let points = agents
-                            .iter()
-                            .map(|ag| {
-                                let c = a
-                                    .cells
-                                    .iter()
-                                    .find(|c| c.spec == b.spec && &c.agent == ag)?;
-                                let v = c.score?;
-                                let (lo, hi) = c.score_interval.unwrap_or((v, v));
-                                Some(Estimate { value: v, lo, hi })
-                            })
-                            .collect();
-                        Some(svg::MiniPanel {
-                            caption: format!("{p}x{s}, exact {}", value_label(b)),
-                            points,
-                            reference: b.value.map(outcome),
-                        })
-                    })
-                    .collect()
-            })
-            .collect();
-        let chart = svg::SmallMultiples {
-            title: format!("First player's score by skill: {game}, rules {r}"),
-            desc: format!(
-                "One panel per board of {game} under rules {r} (rows: pits per side; columns: \
-                 seeds per pit): the first player's score with its 95% interval when both seats \
-                 are played by each agent of the ladder ({}), against the perfect-play outcome; \
-                 an agent that played one game over and over has no interval.",
-                agents.join(", ")
-            ),
-            row_label: "pits per side".into(),
-            column_label: "seeds per pit".into(),
-            rows: pits.iter().map(|p| format!("{p} pits")).collect(),
-            columns: seeds
-                .iter()
-                .map(|s| format!("{s} seed{}", if *s == 1 { "" } else { "s" }))
-                .collect(),
-            categories: agents.to_vec(),
-            y_label: "first player's score, 0 to 1, 95% intervals".into(),
-            y_range: (0.0, 1.0),
-            reference_label: "the perfect-play outcome (1 win, 0.5 draw, 0 loss)".into(),
-            panels,
-        };
-        blocks.push(Block::Figure {
-            id: format!("skill-{}", slug(r)),
-            svg: svg::small_multiples(&chart),
-            caption: format!(
-                "Rules {r}: the first player's score against agent strength on every board; \
-                 agents are numbered as in the key."
-            ),
-        });
+            .filter_map(|r| skill_figure(a, game, r, agents)),
+    );
+    let table = skill_table(a, agents);
+    blocks.push(Block::Details {
+        summary: format!("Every board and agent ({} rows)", table.rows.len()),
+        blocks: vec![Block::Table(table)],
+    });
+    Section {
+        id: "skill".into(),
+        title: "Score against skill".into(),
+        blocks,
     }
+}
+
+/// The self-play cell of `agent` on board `b`, if it played there.
+fn cell_of<'a>(a: &'a AnalysisFolder, b: &Board, agent: &str) -> Option<&'a Cell> {
+    a.cells
+        .iter()
+        .find(|c| c.spec == b.spec && c.agent == agent)
+}
+
+/// Board `b`'s panel of the skill chart: the first player's score with its
+/// interval for each agent (no interval when it did not vary), against
+/// the perfect-play outcome.
+fn skill_panel(a: &AnalysisFolder, b: &Board, agents: &[String]) -> svg::MiniPanel {
+    let points = agents
+        .iter()
+        .map(|ag| {
+            let c = cell_of(a, b, ag)?;
+            let v = c.score?;
+            let (lo, hi) = c.score_interval.unwrap_or((v, v));
+            Some(Estimate { value: v, lo, hi })
+        })
+        .collect();
+    svg::MiniPanel {
+        caption: format!("{}x{}, exact {}", b.pits, b.seeds, value_label(b)),
+        points,
+        reference: b.value.map(outcome),
+    }
+}
+
+/// The small multiples of rule set `r`: one panel per board of its grid,
+/// if it has boards.
+fn skill_figure(a: &AnalysisFolder, game: &str, r: &str, agents: &[String]) -> Option<Block> {
+    let (pits, seeds, mine) = grid(a, r);
+    if mine.is_empty() {
+        return None;
+    }
+    let panels = pits
+        .iter()
+        .map(|&p| {
+            seeds
+                .iter()
+                .map(|&s| {
+                    let b = mine.iter().find(|b| b.pits == p && b.seeds == s)?;
+                    Some(skill_panel(a, b, agents))
+                })
+                .collect()
+        })
+        .collect();
+    let chart = svg::SmallMultiples {
+        title: format!("First player's score by skill: {game}, rules {r}"),
+        desc: format!(
+            "One panel per board of {game} under rules {r} (rows: pits per side; columns: \
+             seeds per pit): the first player's score with its 95% interval when both seats \
+             are played by each agent of the ladder ({}), against the perfect-play outcome; \
+             an agent that played one game over and over has no interval.",
+            agents.join(", ")
+        ),
+        row_label: "pits per side".into(),
+        column_label: "seeds per pit".into(),
+        rows: pits.iter().map(|p| format!("{p} pits")).collect(),
+        columns: seeds
+            .iter()
+            .map(|s| format!("{s} seed{}", if *s == 1 { "" } else { "s" }))
+            .collect(),
+        categories: agents.to_vec(),
+        y_label: "first player's score, 0 to 1, 95% intervals".into(),
+        y_range: (0.0, 1.0),
+        reference_label: "the perfect-play outcome (1 win, 0.5 draw, 0 loss)".into(),
+        panels,
+    };
+    Some(Block::Figure {
+        id: format!("skill-{}", slug(r)),
+        svg: svg::small_multiples(&chart),
+        caption: format!(
+            "Rules {r}: the first player's score against agent strength on every board; \
+             agents are numbered as in the key."
+        ),
+    })
+}
+
+/// Self-play on every board by every agent that played there, from the
+/// first player's side.
+fn skill_table(a: &AnalysisFolder, agents: &[String]) -> Table {
     let mut table = Table::new(
         "Self-play on every board, from the first player's side",
         &[
@@ -455,10 +519,7 @@ fn skill_section(
         &[false, false, true, false, true, true, true, false, false],
     );
     for b in &a.boards {
-        for ag in agents {
-            let Some(c) = a.cells.iter().find(|c| c.spec == b.spec && &c.agent == ag) else {
-                continue;
-            };
+        for c in agents.iter().filter_map(|ag| cell_of(a, b, ag)) {
             table.row(vec![
                 format!("{}x{}", b.pits, b.seeds),
                 b.rules.clone(),
@@ -475,15 +536,7 @@ fn skill_section(
             ]);
         }
     }
-    blocks.push(Block::Details {
-        summary: format!("Every board and agent ({} rows)", table.rows.len()),
-        blocks: vec![Block::Table(table)],
-    });
-    Section {
-        id: "skill".into(),
-        title: "Score against skill".into(),
-        blocks,
-    }
+    table
 }
 
 fn fair_section(a: &AnalysisFolder, rule_sets: &[String]) -> Section {
