@@ -45,6 +45,50 @@ pub struct GameStats {
 /// Forfeited games listed in a report; the rest are counted.
 const FORFEITS_SHOWN: usize = 50;
 
+/// The places in `games.csv` of what a report reads: the columns every
+/// tournament's game list has, and those that older lists may lack.
+struct Columns {
+    id: usize,
+    player0: usize,
+    player1: usize,
+    winner: usize,
+    margin: usize,
+    duration_ms: Option<usize>,
+    end: Option<usize>,
+    error: Option<usize>,
+}
+
+impl Columns {
+    /// Finds the columns in `header`, the first row of `path`.
+    ///
+    /// # Errors
+    /// Bad input when a column every game list has is missing.
+    fn find(header: &csv::StringRecord, path: &Path) -> Result<Columns> {
+        let column = |name: &str| header.iter().position(|h| h == name);
+        let needed = ["id", "player0", "player1", "winner", "margin"];
+        let [Some(id), Some(player0), Some(player1), Some(winner), Some(margin)] =
+            needed.map(column)
+        else {
+            return Err(bad_input(format!(
+                "{} is not a tournament's game list (it needs the columns {})",
+                path.display(),
+                needed.join(", ")
+            )));
+        };
+        let [duration_ms, end, error] = ["duration_ms", "end", "error"].map(column);
+        Ok(Columns {
+            id,
+            player0,
+            player1,
+            winner,
+            margin,
+            duration_ms,
+            end,
+            error,
+        })
+    }
+}
+
 /// Reads `games.csv` row by row into [`GameStats`].
 pub fn read_games(path: &Path) -> Result<GameStats> {
     let mut reader = csv::ReaderBuilder::new()
@@ -55,18 +99,7 @@ pub fn read_games(path: &Path) -> Result<GameStats> {
         .headers()
         .map_err(|e| bad_input(format!("{}: {e}", path.display())))?
         .clone();
-    let column = |name: &str| header.iter().position(|h| h == name);
-    let needed = ["id", "player0", "player1", "winner", "margin"];
-    let [Some(id_col), Some(p0_col), Some(p1_col), Some(winner_col), Some(margin_col)] =
-        needed.map(column)
-    else {
-        return Err(bad_input(format!(
-            "{} is not a tournament's game list (it needs the columns {})",
-            path.display(),
-            needed.join(", ")
-        )));
-    };
-    let optional = ["duration_ms", "end", "error"].map(column);
+    let columns = Columns::find(&header, path)?;
     let mut stats = GameStats::default();
     let mut record = csv::StringRecord::new();
     let mut row = 0usize;
@@ -82,8 +115,27 @@ pub fn read_games(path: &Path) -> Result<GameStats> {
                 )))
             }
         }
+        stats.add(&record, &columns, path, row)?;
+    }
+    stats.forfeits.sort_by_key(|f| f.id);
+    Ok(stats)
+}
+
+impl GameStats {
+    /// Counts the game of `record`, row `row` of `path`: its time, and its
+    /// margin from each side or, when it was forfeited, the forfeit.
+    ///
+    /// # Errors
+    /// Bad input when its id or margin is not a number.
+    fn add(
+        &mut self,
+        record: &csv::StringRecord,
+        columns: &Columns,
+        path: &Path,
+        row: usize,
+    ) -> Result<()> {
         let field = |i: usize| record.get(i).unwrap_or("");
-        let opt = |k: usize| optional[k].map_or("", field);
+        let opt = |column: Option<usize>| column.map_or("", field);
         let number = |i: usize, what: &str| {
             field(i).trim().parse::<i64>().map_err(|_| {
                 bad_input(format!(
@@ -92,40 +144,39 @@ pub fn read_games(path: &Path) -> Result<GameStats> {
                 ))
             })
         };
-        let id = number(id_col, "id")?;
-        let margin = number(margin_col, "margin")?;
-        let players = [field(p0_col), field(p1_col)];
-        let winner = match field(winner_col) {
+        let id = number(columns.id, "id")?;
+        let margin = number(columns.margin, "margin")?;
+        let players = [field(columns.player0), field(columns.player1)];
+        let winner = match field(columns.winner) {
             "0" => Some(0),
             "1" => Some(1),
             _ => None,
         };
-        stats.seconds += opt(0).parse::<f64>().unwrap_or(0.0) / 1000.0;
-        let error = opt(2);
+        self.seconds += opt(columns.duration_ms).parse::<f64>().unwrap_or(0.0) / 1000.0;
+        let error = opt(columns.error);
         if error.is_empty() {
             for (player, m) in [(players[0], margin), (players[1], -margin)] {
-                if !stats.margins.contains_key(player) {
-                    stats.margins.insert(player.to_string(), BTreeMap::new());
+                if !self.margins.contains_key(player) {
+                    self.margins.insert(player.to_string(), BTreeMap::new());
                 }
-                if let Some(counts) = stats.margins.get_mut(player) {
+                if let Some(counts) = self.margins.get_mut(player) {
                     *counts.entry(m).or_insert(0) += 1;
                 }
             }
         } else {
-            stats.forfeit_count += 1;
-            if stats.forfeits.len() < FORFEITS_SHOWN {
-                stats.forfeits.push(Forfeit {
+            self.forfeit_count += 1;
+            if self.forfeits.len() < FORFEITS_SHOWN {
+                self.forfeits.push(Forfeit {
                     id: id as u64,
                     players: players.map(str::to_string),
                     winner,
-                    end: opt(1).to_string(),
+                    end: opt(columns.end).to_string(),
                     error: error.to_string(),
                 });
             }
         }
+        Ok(())
     }
-    stats.forfeits.sort_by_key(|f| f.id);
-    Ok(stats)
 }
 
 /// The per-agent move figures of a tournament's `moves.json` (time per

@@ -284,32 +284,9 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
     fact("Game", game.clone());
     fact("Rules", rules_in_words(game));
     if let Some(config) = config {
-        fact(
-            "Format",
-            match (config.format.as_str(), &config.champion) {
-                ("round_robin", _) => "round robin".to_string(),
-                ("gauntlet", champion) => format!(
-                    "gauntlet: {} against every other agent",
-                    champion.as_deref().unwrap_or_default()
-                ),
-                (other, _) => other.to_string(),
-            },
-        );
+        fact("Format", format_in_words(config));
     }
-    fact(
-        "Agents",
-        s.standings
-            .iter()
-            .map(|a| {
-                if a.name == a.spec {
-                    a.name.clone()
-                } else {
-                    format!("{} ({})", a.name, a.spec)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-    );
+    fact("Agents", agents_in_words(&s.standings));
     fact(
         "Games",
         if planned > 0 && planned != played {
@@ -320,21 +297,7 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
     );
     if let Some(config) = config {
         fact("Seed", config.seed.to_string());
-        fact(
-            "Openings",
-            match &config.openings.file {
-                Some(file) => format!(
-                    "the lines of {} ({} order), each played with both seatings",
-                    file.display(),
-                    config.openings.order.as_deref().unwrap_or("sequential")
-                ),
-                None => format!(
-                    "{} random moves, {} distinct openings, each played with both seatings",
-                    config.openings.plies,
-                    config.opening_count()
-                ),
-            },
-        );
+        fact("Openings", openings_in_words(config));
         if let Some(tc) = &config.time_control {
             fact("Time control", tc.clone());
         }
@@ -360,25 +323,81 @@ pub fn document(t: &TournamentFolder, folder: &str) -> Document {
             format!("{anchor} fixed at 0 Elo")
         },
     );
+    doc.sections = sections(t);
+    doc
+}
 
-    doc.sections.push(ratings_section(&s.standings, anchor));
-    doc.sections.push(crosstable_section(s));
-    doc.sections.push(first_move_section(&s.first_player));
+/// The tournament's format in words: a round robin, or a gauntlet of its
+/// champion against every other agent.
+fn format_in_words(config: &TournamentConfig) -> String {
+    match (config.format.as_str(), &config.champion) {
+        ("round_robin", _) => "round robin".to_string(),
+        ("gauntlet", champion) => format!(
+            "gauntlet: {} against every other agent",
+            champion.as_deref().unwrap_or_default()
+        ),
+        (other, _) => other.to_string(),
+    }
+}
+
+/// The agents, best first, each with its spec where its name is not the
+/// spec.
+fn agents_in_words(standings: &[AgentSummary]) -> String {
+    standings
+        .iter()
+        .map(|a| {
+            if a.name == a.spec {
+                a.name.clone()
+            } else {
+                format!("{} ({})", a.name, a.spec)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Where the games' openings came from, in words: a file's lines or
+/// random moves, each opening played with both seatings.
+fn openings_in_words(config: &TournamentConfig) -> String {
+    match &config.openings.file {
+        Some(file) => format!(
+            "the lines of {} ({} order), each played with both seatings",
+            file.display(),
+            config.openings.order.as_deref().unwrap_or("sequential")
+        ),
+        None => format!(
+            "{} random moves, {} distinct openings, each played with both seatings",
+            config.openings.plies,
+            config.opening_count()
+        ),
+    }
+}
+
+/// The report's sections, in order; a section whose file the folder
+/// lacks (games, moves, annotations) or that has nothing to show (pairs)
+/// is left out.
+fn sections(t: &TournamentFolder) -> Vec<Section> {
+    let s = &t.summary;
+    let mut sections = vec![
+        ratings_section(&s.standings, &s.anchor),
+        crosstable_section(s),
+        first_move_section(&s.first_player),
+    ];
     if let Some(games) = &t.games {
-        doc.sections.push(margins_section(games, &s.standings));
+        sections.push(margins_section(games, &s.standings));
     }
     if let Some(section) = pairs_section(s) {
-        doc.sections.push(section);
+        sections.push(section);
     }
     if let Some(moves) = &t.moves {
-        doc.sections.push(moves_section(moves, &s.standings));
+        sections.push(moves_section(moves, &s.standings));
     }
     if let Some(accuracy) = &t.accuracy {
-        doc.sections.push(accuracy_section(accuracy));
+        sections.push(accuracy_section(accuracy));
     }
-    doc.sections.push(forfeits_section(s, t.games.as_ref()));
-    doc.sections.push(reproduce_section(s, t.config.as_ref()));
-    doc
+    sections.push(forfeits_section(s, t.games.as_ref()));
+    sections.push(reproduce_section(s, t.config.as_ref()));
+    sections
 }
 
 fn ratings_section(standings: &[AgentSummary], anchor: &str) -> Section {
@@ -820,6 +839,32 @@ fn moves_section(moves: &MoveTable, standings: &[AgentSummary]) -> Section {
 const PHASES: [&str; 3] = ["opening", "middle", "endgame"];
 
 fn accuracy_section(rows: &[AgentAccuracy]) -> Section {
+    Section {
+        id: "accuracy".into(),
+        title: "Accuracy".into(),
+        blocks: vec![
+            Block::Table(accuracy_table(rows)),
+            Block::Figure {
+                id: "accuracy".into(),
+                svg: accuracy_chart(rows),
+                caption: "Seeds given away per move against perfect play, by phase".into(),
+            },
+            Block::Paragraph(
+                "Every move after the opening, judged by `mancala annotate` where the solver \
+                 gives its exact value within the budget: a best move loses 0 seeds; a \
+                 blunder turns a won position into a draw or a loss, or a drawn one into a \
+                 loss. Phases by the seeds still in the pits: the opening while more than two \
+                 thirds are, the endgame once a third or fewer are. Per-move details are in \
+                 annotations.jsonl."
+                    .into(),
+            ),
+        ],
+    }
+}
+
+/// Each agent's share of best moves with its interval, the seeds it gave
+/// away per move overall and in each phase, and its blunders.
+fn accuracy_table(rows: &[AgentAccuracy]) -> Table {
     let mut table = Table::new(
         "Accuracy against perfect play, by agent (mancala annotate)",
         &[
@@ -854,6 +899,12 @@ fn accuracy_section(rows: &[AgentAccuracy]) -> Section {
         row.push(plain(a.first_blunder_ply, 1));
         table.row(row);
     }
+    table
+}
+
+/// A line chart of the seeds each agent gave away per move in each phase
+/// (a phase it did not play breaks its line).
+fn accuracy_chart(rows: &[AgentAccuracy]) -> String {
     let series = rows
         .iter()
         .enumerate()
@@ -872,7 +923,7 @@ fn accuracy_section(rows: &[AgentAccuracy]) -> Section {
             colour: i % 6,
         })
         .collect();
-    let chart = svg::line_chart(&svg::LineChart {
+    svg::line_chart(&svg::LineChart {
         title: "Seeds lost per move against perfect play, by phase".into(),
         desc: format!(
             "Mean seeds given away per judged move in the opening (1), middle game (2) and \
@@ -886,28 +937,7 @@ fn accuracy_section(rows: &[AgentAccuracy]) -> Section {
             series,
             references: Vec::new(),
         }],
-    });
-    Section {
-        id: "accuracy".into(),
-        title: "Accuracy".into(),
-        blocks: vec![
-            Block::Table(table),
-            Block::Figure {
-                id: "accuracy".into(),
-                svg: chart,
-                caption: "Seeds given away per move against perfect play, by phase".into(),
-            },
-            Block::Paragraph(
-                "Every move after the opening, judged by `mancala annotate` where the solver \
-                 gives its exact value within the budget: a best move loses 0 seeds; a \
-                 blunder turns a won position into a draw or a loss, or a drawn one into a \
-                 loss. Phases by the seeds still in the pits: the opening while more than two \
-                 thirds are, the endgame once a third or fewer are. Per-move details are in \
-                 annotations.jsonl."
-                    .into(),
-            ),
-        ],
-    }
+    })
 }
 
 fn pairs_section(s: &Summary) -> Option<Section> {
