@@ -1,8 +1,9 @@
 //! The geometry the charts share: a value-to-pixel [`Scale`], a plot's
 //! [`Frame`] with its grid and reference lines, a line through points, an
-//! estimate drawn as a whisker and a dot, and a rotated axis label. Each
-//! writes exactly the markup the charts wrote inline before, so that a
-//! chart's bytes do not depend on which of them draws it.
+//! estimate drawn as a whisker and a dot, and a rotated axis label. The
+//! charts draw these pieces alike, so each is written once here, with the
+//! same arithmetic and decimals wherever it is used: the reports' goldens
+//! hold every byte.
 
 use std::fmt::Write;
 
