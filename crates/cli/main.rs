@@ -158,6 +158,11 @@ enum Command {
     /// Train a neural agent by self-play, AlphaZero-style (needs the `neural` feature).
     #[cfg(feature = "neural")]
     Train(train_cmd::TrainArgs),
+    /// Write a libtorch model (`best.ot`) as a safetensors policy-value
+    /// network, which `neural:model=PATH` plays in every build, without
+    /// libtorch (needs the `neural` feature).
+    #[cfg(feature = "neural")]
+    ExportNet(train_cmd::ExportNetArgs),
     /// Train a value network for alpha-beta (`minimax:eval=net:PATH`) on the
     /// exact labels of `analyze labels`, in plain Rust.
     TrainEval(train_eval::TrainEvalArgs),
@@ -227,6 +232,8 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge::run(&args),
         #[cfg(feature = "neural")]
         Command::Train(args) => train_cmd::run(&args),
+        #[cfg(feature = "neural")]
+        Command::ExportNet(args) => train_cmd::export_net(&args),
         Command::TrainEval(args) => train_eval::run(&args),
         Command::Replay(args) => game_cmds::replay(&args),
         Command::Perft(args) => game_cmds::perft(&args),

@@ -52,6 +52,44 @@ pub struct TrainArgs {
     bench: Option<u32>,
 }
 
+/// Arguments of `mancala export-net`.
+#[derive(Args, Debug)]
+pub struct ExportNetArgs {
+    /// The libtorch model, e.g. results/train-kalah/best.ot.
+    model: PathBuf,
+    /// The safetensors file to write.
+    #[arg(long, short)]
+    out: PathBuf,
+}
+
+/// `mancala export-net MODEL --out FILE`: the model for the plain-Rust
+/// forward pass. Prints the largest difference between libtorch's outputs
+/// and the written network's on the start position, as a check.
+pub fn export_net(args: &ExportNetArgs) -> Result<()> {
+    let net = mancala_neural::PolicyValueNet::load(&args.model, Device::Cpu)?;
+    let plain = net.to_plain()?;
+    let spec: GameSpec = net.info().game.parse()?;
+    let obs = with_game!(&spec, game => {
+        let mut obs = vec![0.0; mancala_core::Game::observation_len(game)];
+        mancala_core::Game::observe(game, &mancala_core::Game::start(game), &mut obs);
+        obs
+    });
+    let (logits, value) = net.infer(&obs, 1)?;
+    let mut plain_logits = vec![0.0; logits.len()];
+    let plain_value = plain.forward(&obs, &mut plain_logits);
+    let difference = logits
+        .iter()
+        .zip(&plain_logits)
+        .map(|(a, b)| (a - b).abs())
+        .fold((value[0] - plain_value).abs(), f32::max);
+    plain.save(&args.out)?;
+    println!(
+        "wrote {} ({spec}; largest difference from libtorch at the start: {difference:.1e})",
+        args.out.display()
+    );
+    Ok(())
+}
+
 /// `mancala train --bench GAMES`: self-play throughput, nothing written.
 #[allow(clippy::too_many_arguments)]
 fn bench<G: mancala_solver::Solvable>(

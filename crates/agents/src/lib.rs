@@ -25,6 +25,7 @@ mod greedy;
 pub mod gumbel;
 pub mod mcts;
 pub mod minimax;
+pub mod policy;
 mod random;
 mod spec;
 mod tt;
@@ -40,6 +41,7 @@ pub use eval::{Eval, NetEval};
 pub use greedy::Greedy;
 pub use mcts::{Evaluator, Mcts, MctsOptions, RolloutEvaluator, RolloutPolicy, RootNoise};
 pub use minimax::{Minimax, MinimaxOptions};
+pub use policy::{NetPolicySpec, PolicyAgent, PolicyNet, PolicyOptions};
 pub use random::RandomAgent;
 pub use spec::{
     format_duration, parse_duration, read_budget, spec_names, AgentSpec, Budget, BudgetCount,

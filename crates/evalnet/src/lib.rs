@@ -54,9 +54,42 @@ use safetensors::tensor::TensorView;
 use safetensors::{Dtype, SafeTensors};
 use thiserror::Error;
 
+pub mod policy;
 pub mod train;
 
+pub use policy::{
+    network_kind, read_policy_file, NetworkKind, PolicyLayers, PolicyShape, PolicyValueNet,
+    POLICY_FORMAT,
+};
 pub use train::{train, EpochReport, Example, TrainOptions};
+
+/// The bytes of the file at `path`, refused past [`MAX_FILE_BYTES`]
+/// (checked before reading and again while reading: the file may grow).
+pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, EvalNetError> {
+    let shown = path.display().to_string();
+    let io = |source| EvalNetError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let bytes = file.metadata().map_err(io)?.len();
+    let too_large = |bytes| EvalNetError::TooLarge {
+        path: shown.clone(),
+        bytes,
+        max: MAX_FILE_BYTES,
+    };
+    if bytes > MAX_FILE_BYTES {
+        return Err(too_large(bytes));
+    }
+    let mut data = Vec::with_capacity(bytes as usize);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(io)?;
+    if data.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(data.len() as u64));
+    }
+    Ok(data)
+}
 
 /// The `format` metadata of a value network file.
 pub const FORMAT: &str = "mancala-evalnet-1";
@@ -84,7 +117,7 @@ pub enum EvalNetError {
         source: std::io::Error,
     },
     /// The file is larger than [`MAX_FILE_BYTES`].
-    #[error("{path}: {bytes} bytes, more than the {max} bytes a value network may have")]
+    #[error("{path}: {bytes} bytes, more than the {max} bytes a network file may have")]
     TooLarge {
         /// The file.
         path: String,
@@ -241,13 +274,31 @@ pub struct Layer {
 impl Layer {
     /// `out = weight * x + bias`.
     #[inline]
-    fn apply(&self, x: &[f32], out: &mut [f32]) {
+    pub(crate) fn apply(&self, x: &[f32], out: &mut [f32]) {
         for ((o, row), b) in out
             .iter_mut()
             .zip(self.weight.chunks_exact(self.inputs))
             .zip(&self.bias)
         {
             *o = b + dot(row, x);
+        }
+    }
+
+    /// [`Layer::apply`] to `rows` inputs laid end to end, writing `rows`
+    /// outputs end to end: each weight row is read once for all the inputs
+    /// (a wide layer's weights do not fit the cache; a batch reads them
+    /// once instead of once a position).
+    pub(crate) fn apply_rows(&self, x: &[f32], rows: usize, out: &mut [f32]) {
+        for (o, (row, b)) in self
+            .weight
+            .chunks_exact(self.inputs)
+            .zip(&self.bias)
+            .enumerate()
+        {
+            for r in 0..rows {
+                out[r * self.outputs + o] =
+                    b + dot(row, &x[r * self.inputs..(r + 1) * self.inputs]);
+            }
         }
     }
 }
@@ -493,33 +544,7 @@ impl ValueNet {
     /// [`EvalNetError::Io`], [`EvalNetError::TooLarge`], and what
     /// [`ValueNet::from_bytes`] refuses.
     pub fn load(path: &Path) -> Result<ValueNet, EvalNetError> {
-        let shown = path.display().to_string();
-        let io = |source| EvalNetError::Io {
-            path: shown.clone(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let bytes = file.metadata().map_err(io)?.len();
-        if bytes > MAX_FILE_BYTES {
-            return Err(EvalNetError::TooLarge {
-                path: shown,
-                bytes,
-                max: MAX_FILE_BYTES,
-            });
-        }
-        let mut data = Vec::with_capacity(bytes as usize);
-        // Bounded again while reading: the file may grow after the look.
-        file.take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut data)
-            .map_err(io)?;
-        if data.len() as u64 > MAX_FILE_BYTES {
-            return Err(EvalNetError::TooLarge {
-                path: shown,
-                bytes: data.len() as u64,
-                max: MAX_FILE_BYTES,
-            });
-        }
-        ValueNet::from_bytes(&data)
+        ValueNet::from_bytes(&read_bounded(path)?)
     }
 
     /// Reads a network from the bytes of a file.
@@ -703,13 +728,13 @@ fn stores(obs: &[f32], pits: usize, total: f32) -> f32 {
     ((obs[2 * pits] - obs[2 * pits + 1]) * total).round()
 }
 
-fn relu(v: &mut [f32]) {
+pub(crate) fn relu(v: &mut [f32]) {
     for x in v {
         *x = x.max(0.0);
     }
 }
 
-fn le_bytes(values: &[f32]) -> Vec<u8> {
+pub(crate) fn le_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
@@ -769,7 +794,7 @@ fn read_inputs(meta: &HashMap<String, String>) -> Result<Inputs, EvalNetError> {
 }
 
 /// A tensor's shape and values, refused unless it is `F32`.
-fn read_tensor(
+pub(crate) fn read_tensor(
     tensors: &SafeTensors<'_>,
     name: &str,
 ) -> Result<(Vec<usize>, Vec<f32>), EvalNetError> {

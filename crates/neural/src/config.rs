@@ -34,8 +34,7 @@ pub enum RootSelection {
     Gumbel,
 }
 
-/// Most moves a Gumbel root may consider.
-pub const MAX_GUMBEL_ACTIONS: usize = 64;
+pub use mancala_agents::policy::MAX_GUMBEL_ACTIONS;
 
 /// A training run. Every key has a default; see `configs/train-kalah.toml`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,11 +2,11 @@
 //!
 //! - [`net::PolicyValueNet`]: a residual MLP with a policy and a value
 //!   head, sized from the game's observation and action counts;
-//! - [`evaluator`]: network evaluations for the tree search of
-//!   `mancala-agents` (PUCT);
 //! - [`selfplay`]: self-play games side by side on each thread, their
 //!   evaluations batched into one network call;
-//! - [`agent::NeuralSpec`]: the `neural:model=PATH,sims=N` agent;
+//! - [`agent::NeuralSpec`]: the `neural:model=PATH,sims=N` agent over a
+//!   libtorch model (its search is `mancala_agents::policy`'s, shared with
+//!   the plain-Rust network of a safetensors file);
 //! - [`targets`]: perfect-play targets from the solver for self-play positions;
 //! - [`train`]: self-play, replay buffer, training, gating, checkpoints.
 //!
@@ -15,7 +15,6 @@
 pub mod agent;
 pub mod buffer;
 pub mod config;
-pub mod evaluator;
 pub mod net;
 pub mod selfplay;
 pub mod targets;

@@ -147,6 +147,43 @@ impl PolicyValueNet {
         layers
     }
 
+    /// The same network for the plain-Rust forward pass
+    /// ([`mancala_evalnet::PolicyValueNet`]): what `mancala export-net`
+    /// writes as safetensors, so that it plays without libtorch.
+    ///
+    /// # Errors
+    /// [`NeuralError::Torch`] if a tensor cannot be read back.
+    pub fn to_plain(&self) -> Result<mancala_evalnet::PolicyValueNet, NeuralError> {
+        let layer = |l: &nn::Linear| -> Result<mancala_evalnet::Layer, NeuralError> {
+            let values = |t: &Tensor| -> Result<Vec<f32>, NeuralError> {
+                Ok(Vec::<f32>::try_from(
+                    t.to_device(Device::Cpu).to_kind(Kind::Float).flatten(0, -1),
+                )?)
+            };
+            let size = l.ws.size();
+            Ok(mancala_evalnet::Layer {
+                inputs: size[1] as usize,
+                outputs: size[0] as usize,
+                weight: values(&l.ws)?,
+                bias: values(l.bs.as_ref().expect("linear layers have biases"))?,
+            })
+        };
+        let blocks = self
+            .blocks
+            .iter()
+            .map(|(fc1, fc2)| Ok((layer(fc1)?, layer(fc2)?)))
+            .collect::<Result<Vec<_>, NeuralError>>()?;
+        let layers = mancala_evalnet::PolicyLayers {
+            input: layer(&self.input)?,
+            blocks,
+            policy: layer(&self.policy)?,
+            value_hidden: layer(&self.value_hidden)?,
+            value: layer(&self.value)?,
+        };
+        mancala_evalnet::PolicyValueNet::new(&self.info.game, layers)
+            .map_err(|e| NeuralError::Mismatch(format!("the network does not convert: {e}")))
+    }
+
     /// What the network is for.
     pub fn info(&self) -> &ModelInfo {
         &self.info

@@ -25,10 +25,10 @@ use rand::{Rng, SeedableRng};
 
 use crate::buffer::Sample;
 use crate::config::{RootSelection, TrainConfig, ValueTarget};
-use crate::evaluator::priors_and_value;
 use crate::net::PolicyValueNet;
 use crate::targets::ExactTargets;
 use crate::NeuralError;
+use mancala_agents::policy::priors_and_value;
 
 /// The games of a generation split into groups of at most `batch_games`,
 /// as even as can be (sizes differ by at most one).

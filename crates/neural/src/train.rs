@@ -5,7 +5,9 @@
 //!
 //! Output folder:
 //! - `log.csv`: one row per generation;
-//! - `best.ot`: the best network so far (a model for `neural:model=...`);
+//! - `best.ot`: the best network so far (a model for `neural:model=...`),
+//!   and `best.safetensors`, the same network for the plain-Rust forward
+//!   pass (plays in every build, without libtorch);
 //! - `checkpoint/`: `net.ot` (the network in training), `best.ot`,
 //!   `adam.ot` (optimiser moments), `buffer.ot` (replay buffer) and
 //!   `state.json` (generation, elapsed time, the config).
@@ -28,11 +30,11 @@ use tch::{Device, Kind, Tensor};
 
 use crate::buffer::{ReplayBuffer, Sample};
 use crate::config::{TrainConfig, ValueTarget};
-use crate::evaluator::{preferred, priors_and_value};
 use crate::net::{ModelInfo, NetShape, PolicyValueNet};
 use crate::selfplay::{self, SelfPlay};
 use crate::targets::ExactTargets;
 use crate::{NeuralError, NeuralSpec};
+use mancala_agents::policy::{preferred, priors_and_value};
 
 /// Adam's constants.
 const BETA1: f64 = 0.9;
@@ -371,6 +373,10 @@ impl<'a, G: mancala_solver::Solvable> Trainer<'a, G> {
         let best = PolicyValueNet::from_bytes(&self.best, Device::Cpu)?;
         best.save(&dir.join("best.ot"))?;
         best.save(&self.dir.join("best.ot"))?;
+        let plain = self.dir.join("best.safetensors");
+        best.to_plain()?
+            .save(&plain)
+            .map_err(|e| NeuralError::Mismatch(format!("{}: {e}", plain.display())))?;
         self.adam.save(&dir.join("adam.ot"))?;
         self.buffer.save(&dir.join("buffer.ot"))?;
         // state.json last: a checkpoint counts only once it is complete.

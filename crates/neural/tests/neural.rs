@@ -177,11 +177,11 @@ fn neural_specs_take_one_budget() {
         NeuralSpec::from_spec(&mancala_core::spec::Spec::parse(&text).unwrap())
     };
     assert_eq!(
-        spec("time=100ms").unwrap().budget,
+        spec("time=100ms").unwrap().options.budget,
         mancala_agents::Budget::Time(std::time::Duration::from_millis(100))
     );
     assert_eq!(
-        spec("sims=5").unwrap().budget,
+        spec("sims=5").unwrap().options.budget,
         mancala_agents::Budget::Sims(5)
     );
     let e = spec("sims=5,time=1s").unwrap_err().to_string();
@@ -189,14 +189,14 @@ fn neural_specs_take_one_budget() {
     let e = spec("time=soon").unwrap_err().to_string();
     assert!(e.contains("time"), "{e}");
     // Leaves per network call: 8 unless told, named only when not 8.
-    assert_eq!(spec("sims=5").unwrap().batch, 8);
+    assert_eq!(spec("sims=5").unwrap().options.batch, 8);
     let one = spec("sims=5,batch=1").unwrap();
-    assert_eq!(one.batch, 1);
+    assert_eq!(one.options.batch, 1);
     assert!(one.to_string().ends_with(",sims=5,batch=1"), "{one}");
     let e = spec("batch=0").unwrap_err().to_string();
     assert!(e.contains("batch"), "{e}");
     // A Gumbel root plans its halving from a simulation count.
-    assert_eq!(spec("sims=8,gumbel=6").unwrap().gumbel, Some(6));
+    assert_eq!(spec("sims=8,gumbel=6").unwrap().options.gumbel, Some(6));
     for bad in ["time=100ms,gumbel=6", "sims=0,gumbel=6", "sims=8,gumbel=0"] {
         let e = spec(bad).unwrap_err().to_string();
         assert!(e.contains("gumbel"), "{bad}: {e}");
@@ -239,6 +239,7 @@ fn a_tiny_training_run_checkpoints_and_resumes() {
     for f in [
         "log.csv",
         "best.ot",
+        "best.safetensors",
         "checkpoint/net.ot",
         "checkpoint/adam.ot",
         "checkpoint/buffer.ot",
@@ -801,5 +802,77 @@ fn self_play_groups_cover_every_game_once_and_evenly() {
         assert_eq!(g.last().map(|r| r.end), Some(games));
         assert!(g.windows(2).all(|w| w[0].end == w[1].start));
         assert!(g.iter().all(|r| r.len() <= size.max(1) && !r.is_empty()));
+    }
+}
+
+#[test]
+fn the_plain_rust_network_computes_what_libtorch_computes() {
+    for (spec, blocks) in [("kalah", 2), ("oware", 1), ("congkak:pits=5,seeds=4", 0)] {
+        let spec: GameSpec = spec.parse().unwrap();
+        mancala_core::with_game!(&spec, game => {
+            let net = PolicyValueNet::new(info_for(game, &spec.to_string(), 48, blocks), Device::Cpu, 3);
+            let plain = net.to_plain().unwrap();
+            // Through a file, as `mancala export-net` writes it.
+            let plain = mancala_evalnet::PolicyValueNet::from_bytes(&plain.to_bytes()).unwrap();
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+            let inputs = game.observation_len();
+            let obs: Vec<f32> = (0..64 * inputs).map(|_| rand::Rng::random_range(&mut rng, 0.0..1.0)).collect();
+            let (logits, values) = net.infer(&obs, 64).unwrap();
+            let actions = game.num_actions();
+            let mut out = vec![0.0; actions];
+            for row in 0..64 {
+                let v = plain.forward(&obs[row * inputs..(row + 1) * inputs], &mut out);
+                assert!((v - values[row]).abs() < 1e-5, "{spec}: value {v} against {}", values[row]);
+                for (a, b) in out.iter().zip(&logits[row * actions..(row + 1) * actions]) {
+                    assert!((a - b).abs() < 1e-5, "{spec}: logit {a} against {b}");
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn the_reference_network_plays_the_same_moves_without_libtorch() {
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../results/reference/kalah-best.ot"
+    );
+    let plain = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../results/reference/kalah-best.safetensors"
+    );
+    let torch = NeuralSpec::from_spec(
+        &mancala_core::spec::Spec::parse(&format!("neural:model={model},sims=64")).unwrap(),
+    )
+    .unwrap();
+    // The committed export is this model's.
+    let exported = PolicyValueNet::load(std::path::Path::new(model), Device::Cpu)
+        .unwrap()
+        .to_plain()
+        .unwrap();
+    let committed = mancala_evalnet::PolicyValueNet::load(std::path::Path::new(plain)).unwrap();
+    assert!(
+        exported == committed,
+        "regenerate it: mancala export-net {model} --out {plain}"
+    );
+    let rust = mancala_agents::NetPolicySpec::load(mancala_agents::PolicyOptions {
+        model: plain.into(),
+        ..torch.options.clone()
+    })
+    .unwrap();
+    let game = KalahRules::default();
+    let (mut a, mut b) = (torch.build::<KalahRules>(), rust.build::<KalahRules>());
+    a.new_game(1);
+    b.new_game(1);
+    let mut state = game.start();
+    let mut plies = 0;
+    while !game.is_over(&state) && plies < 30 {
+        let (x, y) = (
+            a.choose(&game, &state).unwrap(),
+            b.choose(&game, &state).unwrap(),
+        );
+        assert_eq!(x, y, "ply {plies}");
+        game.try_play(&mut state, x).unwrap();
+        plies += 1;
     }
 }

@@ -117,3 +117,25 @@ def test_bad_networks_and_inputs_are_refused_with_what_is_wrong(tmp_path):
         mancala.net_inputs(spec, [3], 6)
     with pytest.raises(ValueError, match="buckets must be from 2"):
         mancala.net_inputs(spec, [], 1)
+
+
+def test_the_committed_policy_value_network_plays_without_libtorch():
+    model = REFERENCE.parent / "kalah-best.safetensors"
+    game = mancala.Game("kalah")
+    for spec in (f"neural:model={model},sims=50", f"neural:model={model},sims=0"):
+        agent = mancala.Agent(spec, seed=1)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(agent.choose(state))
+    # Its raw policy beats random play.
+    wins = 0
+    for seed in range(10):
+        state, players = game.new_initial_state(), [mancala.Agent(f"neural:model={model},sims=0"), mancala.Agent("random", seed=seed)]
+        while not state.is_terminal():
+            state.apply_action(players[state.current_player()].choose(state))
+        wins += state.returns()[0] > 0
+    assert wins >= 8
+    with pytest.raises(ValueError, match="minimax:eval=net:"):
+        mancala.Agent(f"neural:model={REFERENCE}").choose(game.new_initial_state())
+    with pytest.raises(ValueError, match="features neural"):
+        mancala.Agent(f"neural:model={REFERENCE.parent / 'kalah-best.ot'}").choose(game.new_initial_state())

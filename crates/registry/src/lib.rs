@@ -1,7 +1,8 @@
 //! Every agent of the toolkit from its spec: the classical agents of
 //! `mancala-agents`, `perfect` from the solver, external programs
-//! (`engine:cmd=...`), plus `neural:...` when built with the `neural`
-//! feature. The command line, the Python package and the web server build
+//! (`engine:cmd=...`), and `neural:...`: over a safetensors policy–value
+//! network in every build, over a libtorch model when built with the
+//! `neural` feature. The command line, the Python package and the web server build
 //! their agents here, so that a spec means the same agent in each.
 //!
 //! ```
@@ -21,7 +22,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use mancala_agents::{Agent, AgentSpec, Budget};
+use mancala_agents::{Agent, AgentSpec, Budget, NetPolicySpec, PolicyOptions};
 use mancala_arena::config::AgentEntry;
 use mancala_core::spec::{truncate_input, Spec};
 use mancala_core::SpecError;
@@ -35,11 +36,22 @@ pub enum RegistryError {
     /// The spec does not parse, names no agent, or has a bad option.
     #[error(transparent)]
     Spec(#[from] SpecError),
-    /// A neural spec asked of a build without the `neural` feature.
+    /// A neural spec over a libtorch model asked of a build without the
+    /// `neural` feature.
     #[error(
-        "the neural agent needs a build with `--features neural` (see scripts/install-libtorch.sh)"
+        "{0}: a libtorch model needs a build with `--features neural` (see \
+         scripts/install-libtorch.sh); a policy-value network in safetensors \
+         (mancala export-net) plays in every build"
     )]
-    NeuralNotBuilt,
+    NeuralNotBuilt(String),
+    /// A neural spec's safetensors network that cannot be read or used.
+    #[error("model {path}: {source}")]
+    Network {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        source: mancala_evalnet::EvalNetError,
+    },
     /// A neural spec whose model cannot be loaded or does not fit.
     #[cfg(feature = "neural")]
     #[error(transparent)]
@@ -84,7 +96,9 @@ pub enum AnyAgentSpec {
     Perfect(mancala_solver::PerfectSpec),
     /// engine:cmd=PROGRAM ARGS,movetime=T: a program speaking the engine protocol.
     Engine(Arc<mancala_engine::EngineConfig>),
-    /// neural:model=PATH,sims=N.
+    /// neural:model=PATH,sims=N over a safetensors policy–value network.
+    Net(mancala_agents::NetPolicySpec),
+    /// neural:model=PATH,sims=N over a libtorch model.
     #[cfg(feature = "neural")]
     Neural(mancala_neural::NeuralSpec),
 }
@@ -116,21 +130,11 @@ impl AnyAgentSpec {
         if let Some(classical) = AgentSpec::from_spec(&spec)? {
             return Ok(AnyAgentSpec::Classical(classical));
         }
-        #[cfg(feature = "neural")]
         if spec.name == "neural" {
-            return Ok(AnyAgentSpec::Neural(mancala_neural::NeuralSpec::from_spec(
-                &spec,
-            )?));
-        }
-        if spec.name == "neural" {
-            return Err(RegistryError::NeuralNotBuilt);
+            return neural_spec(PolicyOptions::from_spec(&spec)?);
         }
         let mut accepted = mancala_agents::spec_names().to_vec();
-        accepted.push("perfect");
-        accepted.push("engine");
-        if cfg!(feature = "neural") {
-            accepted.push("neural");
-        }
+        accepted.extend(["perfect", "engine", "neural"]);
         Err(SpecError::UnknownName {
             kind: "agent",
             name: spec.name,
@@ -160,6 +164,9 @@ impl AnyAgentSpec {
                     .map_err(|e| RegistryError::Unplayable(e.to_string()))
             }
             AnyAgentSpec::Engine(e) => check_program(&e.command[0], e.workdir.as_deref()),
+            AnyAgentSpec::Net(n) => n
+                .check(game)
+                .map_err(|e| RegistryError::Unplayable(e.to_string())),
             #[cfg(feature = "neural")]
             AnyAgentSpec::Neural(n) => Ok(n.check(game)?),
         }
@@ -184,8 +191,9 @@ impl AnyAgentSpec {
                 p.time == Some(Budget::Auto) || p.fallback.as_ref().is_some_and(classical)
             }
             AnyAgentSpec::Engine(_) => false,
+            AnyAgentSpec::Net(n) => n.options.budget == Budget::Auto,
             #[cfg(feature = "neural")]
-            AnyAgentSpec::Neural(n) => n.budget == Budget::Auto,
+            AnyAgentSpec::Neural(n) => n.options.budget == Budget::Auto,
         }
     }
 
@@ -218,10 +226,32 @@ impl AnyAgentSpec {
                 Arc::clone(e),
                 game.to_string(),
             )),
+            AnyAgentSpec::Net(n) => n.build::<G>(),
             #[cfg(feature = "neural")]
             AnyAgentSpec::Neural(n) => n.build::<G>(),
         }
     }
+}
+
+/// A `neural:` spec: over the plain-Rust network when the model is a
+/// safetensors policy–value network (every build), else over libtorch's
+/// (the `neural` feature).
+fn neural_spec(options: PolicyOptions) -> Result<AnyAgentSpec, RegistryError> {
+    let network = |source| RegistryError::Network {
+        path: options.model.display().to_string(),
+        source,
+    };
+    if let Some(net) = mancala_evalnet::read_policy_file(&options.model).map_err(network)? {
+        return Ok(AnyAgentSpec::Net(NetPolicySpec::new(options, net)));
+    }
+    #[cfg(feature = "neural")]
+    return Ok(AnyAgentSpec::Neural(
+        mancala_neural::NeuralSpec::from_options(options)?,
+    ));
+    #[cfg(not(feature = "neural"))]
+    Err(RegistryError::NeuralNotBuilt(
+        options.model.display().to_string(),
+    ))
 }
 
 /// The agents of a tournament's config, made and checked for `game`: a
@@ -321,6 +351,7 @@ impl fmt::Display for AnyAgentSpec {
             AnyAgentSpec::Classical(c) => c.fmt(f),
             AnyAgentSpec::Perfect(p) => p.fmt(f),
             AnyAgentSpec::Engine(e) => e.fmt(f),
+            AnyAgentSpec::Net(n) => n.fmt(f),
             #[cfg(feature = "neural")]
             AnyAgentSpec::Neural(n) => n.fmt(f),
         }
@@ -495,12 +526,74 @@ mod tests {
         }
     }
 
+    /// The reference network, a libtorch model.
+    #[cfg(not(feature = "neural"))]
+    const LIBTORCH_MODEL: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../results/reference/kalah-best.ot"
+    );
+
     #[cfg(not(feature = "neural"))]
     #[test]
-    fn a_neural_spec_without_the_feature_says_how_to_get_it() {
-        let e = AnyAgentSpec::parse("neural:model=x.ot").unwrap_err();
-        assert!(matches!(e, RegistryError::NeuralNotBuilt), "{e:?}");
+    fn a_libtorch_model_without_the_feature_says_how_to_get_it() {
+        let e = AnyAgentSpec::parse(&format!("neural:model={LIBTORCH_MODEL}")).unwrap_err();
+        assert!(matches!(e, RegistryError::NeuralNotBuilt(_)), "{e:?}");
         assert!(e.to_string().contains("--features neural"));
+        assert!(e.to_string().contains("safetensors"));
+    }
+
+    #[test]
+    fn a_safetensors_policy_network_plays_in_every_build() {
+        use mancala_evalnet::{Layer, PolicyLayers, PolicyValueNet};
+        let kalah = KalahRules::new(4, 3).unwrap();
+        let layer = |inputs: usize, outputs: usize| Layer {
+            inputs,
+            outputs,
+            weight: (0..inputs * outputs)
+                .map(|i| ((i % 7) as f32 - 3.0) / 10.0)
+                .collect(),
+            bias: vec![0.1; outputs],
+        };
+        let (inputs, actions) = (kalah.observation_len(), kalah.num_actions());
+        let net = PolicyValueNet::new(
+            &kalah.to_string(),
+            PolicyLayers {
+                input: layer(inputs, 8),
+                blocks: vec![(layer(8, 8), layer(8, 8))],
+                policy: layer(8, actions),
+                value_hidden: layer(8, 8),
+                value: layer(8, 1),
+            },
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("net.safetensors");
+        net.save(&path).unwrap();
+        let text = format!("neural:model={},sims=20", path.display());
+        let spec = AnyAgentSpec::parse(&text).unwrap();
+        assert!(matches!(spec, AnyAgentSpec::Net(_)), "{spec:?}");
+        assert_eq!(spec.to_string(), text);
+        spec.check(&kalah).unwrap();
+        let mut agent = spec.build(&kalah);
+        agent.new_game(1);
+        let mv = agent.choose(&kalah, &kalah.start()).unwrap();
+        assert!(kalah.legal_moves(&kalah.start()).contains(mv));
+        let other = KalahRules::new(6, 4).unwrap();
+        let e = spec.check(&other).unwrap_err().to_string();
+        assert!(e.contains("kalah:pits=4,seeds=3"), "{e}");
+    }
+
+    #[test]
+    fn a_value_network_named_as_a_neural_model_is_refused_with_its_use() {
+        let value = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../results/reference/kalah-6-4-evalnet.safetensors"
+        );
+        let e = AnyAgentSpec::parse(&format!("neural:model={value}")).unwrap_err();
+        assert!(matches!(e, RegistryError::Network { .. }), "{e:?}");
+        assert!(e.to_string().contains("minimax:eval=net:"), "{e}");
+        let e = AnyAgentSpec::parse("neural:model=/no/such/model.safetensors").unwrap_err();
+        assert!(e.to_string().contains("/no/such/model.safetensors"), "{e}");
     }
 
     #[test]
