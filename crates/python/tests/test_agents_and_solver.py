@@ -229,7 +229,8 @@ def interrupt_after(seconds):
 
 def test_ctrl_c_stops_a_long_search_with_keyboard_interrupt():
     state = mancala.Game("kalah").new_initial_state()
-    agent = mancala.Agent("mcts:sims=1000000000")
+    # Bounded (30 s) even if the interrupt were lost: the test fails, never hangs.
+    agent = mancala.Agent("mcts:time=30s")
     started = time.monotonic()
     timer = interrupt_after(0.3)
     try:
@@ -248,7 +249,8 @@ def test_ctrl_c_stops_a_long_solve_with_keyboard_interrupt():
     timer = interrupt_after(0.3)
     try:
         with pytest.raises(KeyboardInterrupt):
-            mancala.solve(state, db_seeds=0, tt=16, threads=1)
+            # The timeout bounds the test if the interrupt were lost.
+            mancala.solve(state, db_seeds=0, tt=16, threads=1, timeout=60)
     finally:
         timer.cancel()
     assert time.monotonic() - started < 5

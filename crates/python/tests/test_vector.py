@@ -390,7 +390,8 @@ def test_ctrl_c_stops_a_step_against_a_searching_opponent_and_the_batch_must_be_
     import threading
     import time
 
-    vector = mancala.VectorGame("kalah", 2000, opponent="minimax:depth=30", threads=2)
+    # 4 games of 10 s each on two threads: bounded even if the interrupt were lost.
+    vector = mancala.VectorGame("kalah", 4, opponent="minimax:time=10s", threads=2)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
