@@ -62,3 +62,15 @@ def kalah():
     import mancala
 
     return mancala.Game("kalah")
+
+
+@pytest.fixture
+def sigint_raises():
+    """Ctrl-C raises KeyboardInterrupt during the test, however the test run
+    was started: a shell starts a background job with SIGINT ignored, and
+    Python then leaves it ignored."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)

@@ -384,7 +384,7 @@ def test_the_batch_has_gymnasium_spaces():
     assert vector.action_space.shape == (8,)
 
 
-def test_ctrl_c_stops_a_step_against_a_searching_opponent_and_the_batch_must_be_reset():
+def test_ctrl_c_stops_a_step_against_a_searching_opponent_and_the_batch_must_be_reset(sigint_raises):
     import os
     import signal
     import threading
