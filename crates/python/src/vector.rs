@@ -125,6 +125,17 @@ impl Row<'_> {
     }
 }
 
+/// One thread's share of a batch: its games, their rows of the outputs
+/// and its opponent.
+struct Share<'a, G: Game> {
+    /// The slot of its first game.
+    offset: usize,
+    states: &'a mut [G::State],
+    episodes: &'a mut [u64],
+    out: Out<'a>,
+    opponent: Option<&'a mut Box<dyn Agent<G>>>,
+}
+
 /// One game of a batch as a step or reset sees it.
 struct Slot<'a, G: Game> {
     index: usize,
@@ -240,8 +251,7 @@ impl<G: Game> Games<G> {
     where
         F: Fn(&Self, Slot<'_, G>) -> Result<(), String> + Sync,
     {
-        let width = self.game.observation_len();
-        let actions = self.game.num_actions();
+        let (width, actions) = (self.game.observation_len(), self.game.num_actions());
         let mut states = std::mem::take(&mut self.states);
         let mut episodes = std::mem::take(&mut self.episodes);
         let mut agents = self
@@ -250,74 +260,41 @@ impl<G: Game> Games<G> {
             .map(|o| std::mem::take(o.agents.get_mut().unwrap_or_else(|p| p.into_inner())))
             .unwrap_or_default();
         let failure: Failure = Mutex::new(None);
-        {
-            let this = &*self;
-            let failure = &failure;
-            let run = |offset: usize,
-                       states: &mut [G::State],
-                       episodes: &mut [u64],
-                       out: Out<'_>,
-                       mut opponent: Option<&mut Box<dyn Agent<G>>>| {
-                let rows = out
-                    .observations
-                    .chunks_mut(width)
-                    .zip(out.legal.chunks_mut(actions))
-                    .zip(out.rewards.chunks_mut(2))
-                    .zip(out.margins.chunks_mut(2))
-                    .zip(out.terminated.iter_mut())
-                    .zip(out.to_move.iter_mut());
-                let games = states.iter_mut().zip(episodes.iter_mut());
-                for (k, ((state, episode), (((((o, l), r), m), t), p))) in
-                    games.zip(rows).enumerate()
-                {
-                    let slot = Slot {
-                        index: offset + k,
-                        state,
-                        episode,
-                        row: Row {
-                            observation: o,
-                            legal: l,
-                            rewards: r,
-                            margins: m,
-                            terminated: t,
-                            to_move: p,
-                        },
-                        opponent: opponent.as_deref_mut().map(|a| &mut *a),
-                    };
-                    if let Err(e) = each(this, slot) {
-                        let mut first = failure.lock().unwrap_or_else(|p| p.into_inner());
-                        first.get_or_insert(e);
-                    }
-                }
-            };
-            let n = states.len();
-            // One contiguous share of the games per thread, the calling
-            // thread taking the first: threads started for the step and
-            // gone after it, so that none spins beside the Python code
-            // between steps (a rayon pool's waiting workers competed with
-            // the Python code on two cores).
-            let parts = threads.min(n.div_ceil(CHUNK)).max(1);
-            let share = n.div_ceil(parts);
-            let mut tasks: Vec<_> = states
-                .chunks_mut(share)
-                .zip(episodes.chunks_mut(share))
-                .zip(split(out, share, width, actions))
-                .zip(
-                    agents
-                        .iter_mut()
-                        .map(Some)
-                        .chain(std::iter::repeat_with(|| None)),
-                )
-                .collect();
-            let ((((s, e), o), a), rest) = (tasks.remove(0), tasks);
-            std::thread::scope(|scope| {
-                for (part, (((s, e), o), a)) in rest.into_iter().enumerate() {
-                    let run = &run;
-                    scope.spawn(move || run((part + 1) * share, s, e, o, a));
-                }
-                run(0, s, e, o, a);
+        // One contiguous share of the games per thread, the calling thread
+        // taking the first: threads started for the step and gone after
+        // it, so that none spins beside the Python code between steps (a
+        // rayon pool's waiting workers competed with the Python code on
+        // two cores).
+        let n = states.len();
+        let parts = threads.min(n.div_ceil(CHUNK)).max(1);
+        let share = n.div_ceil(parts);
+        let mut shares = states
+            .chunks_mut(share)
+            .zip(episodes.chunks_mut(share))
+            .zip(split(out, share, width, actions))
+            .zip(
+                agents
+                    .iter_mut()
+                    .map(Some)
+                    .chain(std::iter::repeat_with(|| None)),
+            )
+            .enumerate()
+            .map(|(part, (((states, episodes), out), opponent))| Share {
+                offset: part * share,
+                states,
+                episodes,
+                out,
+                opponent,
             });
-        }
+        let first = shares.next().expect("a batch has a game");
+        let this = &*self;
+        let (each, failure_ref) = (&each, &failure);
+        std::thread::scope(|scope| {
+            for rest in shares {
+                scope.spawn(move || this.run_share(rest, each, failure_ref));
+            }
+            this.run_share(first, each, failure_ref);
+        });
         self.states = states;
         self.episodes = episodes;
         if let Some(opponent) = self.opponent.as_mut() {
@@ -328,6 +305,51 @@ impl<G: Game> Games<G> {
             .into_inner()
             .unwrap_or_else(|p| p.into_inner())
             .map_or(Ok(()), Err)
+    }
+
+    /// Runs `each` over the slots of one thread's share, keeping the first
+    /// failure in `failure`.
+    fn run_share<F>(&self, share: Share<'_, G>, each: &F, failure: &Failure)
+    where
+        F: Fn(&Self, Slot<'_, G>) -> Result<(), String>,
+    {
+        let (width, actions) = (self.game.observation_len(), self.game.num_actions());
+        let Share {
+            offset,
+            states,
+            episodes,
+            out,
+            mut opponent,
+        } = share;
+        let rows = out
+            .observations
+            .chunks_mut(width)
+            .zip(out.legal.chunks_mut(actions))
+            .zip(out.rewards.chunks_mut(2))
+            .zip(out.margins.chunks_mut(2))
+            .zip(out.terminated.iter_mut())
+            .zip(out.to_move.iter_mut());
+        let games = states.iter_mut().zip(episodes.iter_mut());
+        for (k, ((state, episode), (((((o, l), r), m), t), p))) in games.zip(rows).enumerate() {
+            let slot = Slot {
+                index: offset + k,
+                state,
+                episode,
+                row: Row {
+                    observation: o,
+                    legal: l,
+                    rewards: r,
+                    margins: m,
+                    terminated: t,
+                    to_move: p,
+                },
+                opponent: opponent.as_deref_mut().map(|a| &mut *a),
+            };
+            if let Err(e) = each(self, slot) {
+                let mut first = failure.lock().unwrap_or_else(|p| p.into_inner());
+                first.get_or_insert(e);
+            }
+        }
     }
 
     /// Writes the result of the game in `row`: `state`'s, if it is over.
