@@ -589,6 +589,14 @@ async function testScreens(context, gameId) {
       // Nothing wider than the phone.
       const sw = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(sw <= w, `the page is ${sw} px wide at ${w} px`);
+      // The move values under the pits do not run into each other.
+      const boxes = await page.evaluate(() => [...document.querySelectorAll('#play-board [data-testid^="value-"]')]
+        .map((t) => { const r = t.getBoundingClientRect(); return [r.left, r.right, t.textContent]; })
+        .sort((a, b) => a[0] - b[0]));
+      assert.ok(boxes.length >= 2, `only ${boxes.length} move values shown at ${w} px`);
+      for (let k = 1; k < boxes.length; k++) {
+        assert.ok(boxes[k - 1][1] <= boxes[k][0] + 0.5, `at ${w} px the values ${boxes[k - 1][2]} and ${boxes[k][2]} overlap: ${JSON.stringify(boxes)}`);
+      }
       let f = join(SHOTS, `play-${w}-${scheme}.png`);
       await page.screenshot({ path: f, fullPage: w < 500 });
       files.push(f);
@@ -603,6 +611,21 @@ async function testScreens(context, gameId) {
       f = join(SHOTS, `viewer-${w}-${scheme}.png`);
       await page.locator('#viewer').screenshot({ path: f });
       files.push(f);
+      // The position editor: every pit of a six-pit row in view, or a note
+      // that the rows scroll (a 12-pit board on a phone).
+      for (const pits of [6, 12]) {
+        await page.goto(`${base}/#analyse`);
+        await waitIdle(page, 'analyse');
+        await page.fill('#x-spec', `kalah:pits=${pits}`);
+        await page.click('#x-start');
+        await until(async () => (await page.locator('[data-testid="x-edit-0-0"]').count()) === 1
+          && (await page.locator(`[data-testid="x-edit-0-${pits - 1}"]`).count()) === 1, `the ${pits}-pit editor`);
+        const fits = await page.evaluate(() => { const b = document.getElementById('x-editor'); return b.scrollWidth <= b.clientWidth + 1; });
+        const hint = await page.isVisible('#x-editor-hint');
+        assert.equal(hint, !fits, `at ${w} px the ${pits}-pit editor ${fits ? 'fits' : 'scrolls'} and its note is ${hint ? 'shown' : 'hidden'}`);
+        if (pits === 6) assert.ok(fits, `at ${w} px the six-pit editor does not fit`);
+        if (pits === 12 && w < 500) assert.ok(hint, 'the 12-pit editor fits a phone?');
+      }
     }
   }
   await page.close();
@@ -639,7 +662,25 @@ async function testErrorShown(page) {
   await page.click('#new-game');
   await waitIdle(page);
   assert.equal(await page.isHidden('#error'), true, 'the error stays after a good request');
-  log('errors: a bad spec is shown in the error area');
+  // An agent that cannot move says so; once its spec is mended and it
+  // moves, the old error goes.
+  allowHttpError = 400;
+  expectErrorShown = true;
+  await page.fill('#a-spec', 'minimax:depth=0');
+  await page.dispatchEvent('#a-spec', 'change');
+  await page.selectOption('#seat', '1');
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await textOf(page, 'error'), /depth/, 'the agent\'s refusal does not name the key');
+  await page.waitForTimeout(200);
+  allowHttpError = null;
+  expectErrorShown = false;
+  await page.fill('#a-spec', 'random');
+  await page.dispatchEvent('#a-spec', 'change');
+  await until(async () => +(await page.getAttribute('#view-play', 'data-plies')) >= 1, 'the mended agent\'s move');
+  await waitIdle(page);
+  assert.equal(await page.isHidden('#error'), true, 'the agent\'s old error stays after it moved');
+  await page.selectOption('#seat', '0');
+  log('errors: a bad spec is shown in the error area, and goes once mended');
 }
 
 // ------------------------------------------------------------ main

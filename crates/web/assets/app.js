@@ -168,7 +168,9 @@ function drawBoard(svg, st, opts = {}) {
       const inner = onBottom ? LB + 213 : LB - 13, outer = onBottom ? LB + 235 : LB - 35;
       svg.append(s('text', { class: 'pitno', x: cx, y: inner, text: i + 1 }));
       if (v) {
-        svg.append(s('text', { class: 'value', x: cx, y: outer, 'data-testid': `${pfx}value-${p}-${i}`, text: fmtVal(v.value) + (v.exact ? '' : '~') }));
+        const t = s('text', { class: 'value', x: cx, y: outer, 'data-testid': `${pfx}value-${p}-${i}`, text: fmtVal(v.value) + (v.exact ? '' : '~') });
+        svg.append(t);
+        fitWidth(t, U - 8);
       }
     }
     // The store: after the row's last pit, so on the right for the bottom
@@ -194,6 +196,18 @@ function drawBoard(svg, st, opts = {}) {
   if (hadFocus && svg._focusCell !== undefined) {
     const el = svg.querySelector(`[data-cell="${svg._focusCell}"][tabindex]`);
     if (el) el.focus();
+  }
+}
+
+// Squeezes an SVG text drawn wider than `width` (board units) into it: a
+// long value under a pit ("-10.5~") would otherwise run into its
+// neighbour's on a phone, where the labels are drawn larger. Measured once
+// drawn (the font decides the width); a board not on screen measures 0.
+function fitWidth(text, width) {
+  const drawn = text.getComputedTextLength();
+  if (drawn > width) {
+    text.setAttribute('textLength', width);
+    text.setAttribute('lengthAdjust', 'spacingAndGlyphs');
   }
 }
 
@@ -501,6 +515,8 @@ async function agentMove() {
     if (gen !== play.gen) return;
     await applyPly(ply, gen);
     ok = true;
+    // An earlier refusal (a bad spec since changed) is over once it moves.
+    clearError();
   } catch (e) {
     if (gen === play.gen) { showError(e); setStatus('The agent did not move: change its spec, or undo.'); }
   } finally {
@@ -749,7 +765,15 @@ function xEditor() {
     h('div', { class: 'erow' }, h('span', { class: 'etag', text: `P0 pits 1\u2026${n}` }), ...pitCells(0)),
     h('div', { class: 'erow' }, h('span', { class: 'etag', text: 'Stores P0, P1' }),
       cell('player 0\'s store', stores[0], 'x-edit-store-0'), cell('player 1\'s store', stores[1], 'x-edit-store-1')));
+  xEditorHint();
   xSum();
+}
+
+// Says that the editor scrolls sideways when its rows are wider than the
+// page (many pits on a phone): a scrolled-off pit is otherwise unseen.
+function xEditorHint() {
+  const box = $('x-editor');
+  $('x-editor-hint').hidden = box.scrollWidth <= box.clientWidth + 1;
 }
 
 // The position text from the editor; validated by the server after a pause.
@@ -1170,6 +1194,7 @@ async function init() {
   initResults();
   document.addEventListener('keydown', onKey);
   window.addEventListener('hashchange', route);
+window.addEventListener('resize', () => { if ($('x-editor').childElementCount) xEditorHint(); });
   // The agents' examples feed the agent fields' suggestions.
   api('/api/info').then((info) => {
     $('agent-examples').replaceChildren(...info.agents.map((a) => h('option', { value: a.example, label: `${a.name}: ${a.about}` })));
