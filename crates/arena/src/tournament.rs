@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 use std::ffi::OsString;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -325,33 +326,10 @@ pub fn run<'a, G: Game>(
     observer: &dyn Observer,
     origin: &str,
 ) -> Result<RunEnd, TournamentError> {
-    if config.adjudication.exact != adjudicator.is_some() {
-        return Err(TournamentError::Input(format!(
-            "{origin}: [adjudication] exact = {} but the run was {} an adjudicator",
-            config.adjudication.exact,
-            if adjudicator.is_some() {
-                "given"
-            } else {
-                "not given"
-            }
-        )));
-    }
+    check_adjudicator(config, adjudicator.is_some(), origin)?;
+    let out = claim_output(settings)?;
     let dir = &settings.dir;
     let shard = settings.shard;
-    if settings.resume && !dir.join(crate::folder::GAMES_FILE).exists() {
-        return Err(TournamentError::Input(format!(
-            "--resume: {} holds no tournament to continue",
-            dir.display()
-        )));
-    }
-    // The lock is taken before anything is deleted or written, and held
-    // until the run ends.
-    let out = OutputDir::claim(dir).map_err(TournamentError::Output)?;
-    if settings.fresh {
-        out.clear().map_err(|e| {
-            TournamentError::Input(format!("--fresh: cannot delete the old results: {e}"))
-        })?;
-    }
     let Prepared {
         mut arena,
         plan,
@@ -359,77 +337,24 @@ pub fn run<'a, G: Game>(
     } = prepare(game, spec, config, specs.clone(), factory, origin)?;
     arena.adjudicator = adjudicator;
     let names = arena.players.names.clone();
-    // A shard's folder says which shard of which tournament it holds, and
-    // what the merged ratings need (the anchor is not in the games).
-    let stamp = shard.map(|s| ShardStamp::new(s, config.ratings.anchor.as_deref()));
-    check_folder_shard(dir, &identity, stamp.as_ref())?;
-    let label = match &stamp {
-        Some(stamp) => shard_identity(&identity, stamp),
-        None => identity.to_value(),
-    };
-    let slice = shard.map_or(0..plan.len() as u64, |s| s.range(plan.len() as u64));
-    let mine = &plan[slice.start as usize..slice.end as usize];
+    let label = folder_label(dir, &identity, config, shard)?;
+    let share = Share::new(&plan, shard);
     let (log, done) = GameLog::open_shard(out, &label, &plan, shard, &|planned, record| {
         arena.check_record(planned, record)
     })
     .map_err(TournamentError::Output)?;
-    let done_ids: HashSet<u64> = done.iter().map(|r| r.id).collect();
-    let todo: Vec<_> = mine
-        .iter()
-        .filter(|g| !done_ids.contains(&g.id))
-        .copied()
-        .collect();
+    let todo = share.unplayed(&done);
     let (threads, note) = worker_threads(settings.threads.or(config.threads), todo.len());
     if let Some(note) = note {
         observer.note(&note);
     }
     arena.options.threads = threads;
-    if let (Some(shard), true) = (shard, mine.is_empty()) {
-        observer.note(&format!(
-            "shard {shard} has no games: the tournament has only {} games for {} shards",
-            plan.len(),
-            shard.count()
-        ));
-    }
-    let description = match shard {
-        Some(shard) => format!(
-            "{}, shard {shard}: {} on {}, {} agents, {} of {} games (ids {}), {} already played",
-            config.name,
-            config.format,
-            spec,
-            names.len(),
-            mine.len(),
-            plan.len(),
-            id_ranges(&slice.clone().collect::<Vec<_>>()),
-            done.len(),
-        ),
-        None => format!(
-            "{}: {} on {}, {} agents, {} games ({} already played)",
-            config.name,
-            config.format,
-            spec,
-            names.len(),
-            plan.len(),
-            done.len(),
-        ),
-    };
-    let anchor = config
-        .ratings
-        .anchor
-        .as_ref()
-        .and_then(|a| names.iter().position(|n| n == a));
-    // A shard's games are not the tournament's: no standings of its own.
-    let interval = settings
-        .rating_interval
-        .or(config.rating_interval)
-        .filter(|_| shard.is_none());
-    let mut live = LiveStandings::new(&names, mine.len() as u64, interval, anchor);
-    for r in &done {
-        live.add(r);
-    }
+    share.note_if_empty(observer);
+    let description = share.describe(config, spec, names.len(), done.len());
+    let live = LiveStandings::for_run(config, settings, &names, share.games(), &done);
     observer.started(&RunStart {
         description: format!("{description}, {threads} threads -> {}", dir.display()),
-        games: mine.len() as u64,
+        games: share.games(),
         already_played: done.len() as u64,
         threads,
         leader: live.leader(),
@@ -440,39 +365,9 @@ pub fn run<'a, G: Game>(
     for r in &done {
         moves.add(game, r);
     }
-    let state = Mutex::new((log, done, None::<LogError>, live));
-    let played = arena.run(&todo, stop, &|record: GameRecord| {
-        // Encode in the worker; only the writes happen under the lock.
-        let encoded = EncodedRecord::new(&record);
-        let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
-        let (log, records, error, live) = &mut *guard;
-        if let Err(e) = log.append_encoded(&encoded) {
-            // Without a log nothing is safe: stop, and say why.
-            error.get_or_insert(e);
-            stop.store(true, Ordering::SeqCst);
-        }
-        live.add(&record);
-        observer.game_done(&record, live.leader_now().as_deref());
-        records.push(record);
-        if let Some(table) = live.interim(records) {
-            observer.standings(&table);
-        }
-    })?;
-    moves.merge(&played);
-    observer.games_over();
-    let (log, mut records, error, _) = state.into_inner().unwrap_or_else(|p| p.into_inner());
-    if let Some(e) = error {
-        return Err(TournamentError::LogWrite(e));
-    }
-    records.sort_by_key(|r| r.id);
-    if records.len() < mine.len() {
-        return Err(TournamentError::Stopped {
-            played: records.len() as u64,
-            planned: mine.len() as u64,
-            dir: dir.clone(),
-        });
-    }
-    log.finish(&records).map_err(TournamentError::Write)?;
+    let records = Progress::new(log, done, live)
+        .play(&arena, &todo, stop, observer, &mut moves)?
+        .finish(share.games(), dir)?;
     if let Some(shard) = shard {
         // A shard's games are not the tournament's: no summary, which would
         // look like results.
@@ -498,6 +393,238 @@ pub fn run<'a, G: Game>(
         moves,
         dir: dir.clone(),
     })))
+}
+
+/// The label of the run's folder `dir`: the tournament's `identity`, and
+/// for a shard's folder which shard of which tournament it holds and what
+/// the merged ratings need (the anchor is not in the games). A folder that
+/// holds another shard, or another tournament's, is refused.
+fn folder_label(
+    dir: &Path,
+    identity: &Identity,
+    config: &TournamentConfig,
+    shard: Option<Shard>,
+) -> Result<serde_json::Value, TournamentError> {
+    let stamp = shard.map(|s| ShardStamp::new(s, config.ratings.anchor.as_deref()));
+    check_folder_shard(dir, identity, stamp.as_ref())?;
+    Ok(match &stamp {
+        Some(stamp) => shard_identity(identity, stamp),
+        None => identity.to_value(),
+    })
+}
+
+/// Refuses a run whose adjudicator (`given` or not) disagrees with the
+/// config's `[adjudication] exact`: the games would not be the ones the
+/// config describes.
+fn check_adjudicator(
+    config: &TournamentConfig,
+    given: bool,
+    origin: &str,
+) -> Result<(), TournamentError> {
+    if config.adjudication.exact != given {
+        return Err(TournamentError::Input(format!(
+            "{origin}: [adjudication] exact = {} but the run was {} an adjudicator",
+            config.adjudication.exact,
+            if given { "given" } else { "not given" }
+        )));
+    }
+    Ok(())
+}
+
+/// Claims `settings.dir` for the run: a `--resume` needs a tournament
+/// there, and `--fresh` deletes the old one. The lock is taken before
+/// anything is deleted or written, and held until the run ends.
+fn claim_output(settings: &RunSettings) -> Result<OutputDir, TournamentError> {
+    let dir = &settings.dir;
+    if settings.resume && !dir.join(crate::folder::GAMES_FILE).exists() {
+        return Err(TournamentError::Input(format!(
+            "--resume: {} holds no tournament to continue",
+            dir.display()
+        )));
+    }
+    let out = OutputDir::claim(dir).map_err(TournamentError::Output)?;
+    if settings.fresh {
+        out.clear().map_err(|e| {
+            TournamentError::Input(format!("--fresh: cannot delete the old results: {e}"))
+        })?;
+    }
+    Ok(out)
+}
+
+/// The part of the tournament's `plan` this run plays: all of it, or one
+/// shard's slice of ids.
+struct Share<'p> {
+    plan: &'p [ScheduledGame],
+    shard: Option<Shard>,
+    slice: Range<u64>,
+}
+
+impl<'p> Share<'p> {
+    fn new(plan: &'p [ScheduledGame], shard: Option<Shard>) -> Share<'p> {
+        let slice = shard.map_or(0..plan.len() as u64, |s| s.range(plan.len() as u64));
+        Share { plan, shard, slice }
+    }
+
+    /// The games of this run (or shard), played or not.
+    fn mine(&self) -> &'p [ScheduledGame] {
+        &self.plan[self.slice.start as usize..self.slice.end as usize]
+    }
+
+    /// How many games [`Share::mine`] holds.
+    fn games(&self) -> u64 {
+        self.mine().len() as u64
+    }
+
+    /// This run's games that are not among the `done` ones, in plan order.
+    fn unplayed(&self, done: &[GameRecord]) -> Vec<ScheduledGame> {
+        let done_ids: HashSet<u64> = done.iter().map(|r| r.id).collect();
+        self.mine()
+            .iter()
+            .filter(|g| !done_ids.contains(&g.id))
+            .copied()
+            .collect()
+    }
+
+    /// Tells the user when a shard gets no games (more shards than games).
+    fn note_if_empty(&self, observer: &dyn Observer) {
+        if let (Some(shard), true) = (self.shard, self.mine().is_empty()) {
+            observer.note(&format!(
+                "shard {shard} has no games: the tournament has only {} games for {} shards",
+                self.plan.len(),
+                shard.count()
+            ));
+        }
+    }
+
+    /// The run's line for [`RunStart::description`], before the threads
+    /// and folder: the tournament, the game, how many `agents` and games,
+    /// and how many of those were `already` played.
+    fn describe(
+        &self,
+        config: &TournamentConfig,
+        spec: &GameSpec,
+        agents: usize,
+        already: usize,
+    ) -> String {
+        match self.shard {
+            Some(shard) => format!(
+                "{}, shard {shard}: {} on {}, {} agents, {} of {} games (ids {}), {} already played",
+                config.name,
+                config.format,
+                spec,
+                agents,
+                self.mine().len(),
+                self.plan.len(),
+                id_ranges(&self.slice.clone().collect::<Vec<_>>()),
+                already,
+            ),
+            None => format!(
+                "{}: {} on {}, {} agents, {} games ({} already played)",
+                config.name,
+                config.format,
+                spec,
+                agents,
+                self.plan.len(),
+                already,
+            ),
+        }
+    }
+}
+
+/// What the workers share while they play, under one lock: the log, the
+/// records so far (the earlier run's first), the first error writing the
+/// log, and the live standings.
+struct Progress<'n> {
+    log: GameLog,
+    records: Vec<GameRecord>,
+    error: Option<LogError>,
+    live: LiveStandings<'n>,
+}
+
+impl<'n> Progress<'n> {
+    /// The progress of a run whose `log` holds the `done` games, counted
+    /// in `live`.
+    fn new(log: GameLog, done: Vec<GameRecord>, live: LiveStandings<'n>) -> Progress<'n> {
+        Progress {
+            log,
+            records: done,
+            error: None,
+            live,
+        }
+    }
+
+    /// Plays `todo` on `arena`, logging and showing each game as it ends,
+    /// and adds the games' move figures to `moves`.
+    ///
+    /// # Errors
+    /// When the arena fails.
+    fn play<G: Game>(
+        self,
+        arena: &Arena<'_, G>,
+        todo: &[ScheduledGame],
+        stop: &AtomicBool,
+        observer: &dyn Observer,
+        moves: &mut MoveTable,
+    ) -> Result<Self, TournamentError> {
+        let state = Mutex::new(self);
+        let played = arena.run(todo, stop, &|record: GameRecord| {
+            // Encode in the worker; only the writes happen under the lock.
+            let encoded = EncodedRecord::new(&record);
+            let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
+            guard.add(&encoded, record, stop, observer);
+        })?;
+        moves.merge(&played);
+        observer.games_over();
+        Ok(state.into_inner().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Logs one finished game (`encoded` is `record` as the log writes it)
+    /// and shows it. A log that cannot be written raises `stop`: without a
+    /// log nothing is safe.
+    fn add(
+        &mut self,
+        encoded: &EncodedRecord,
+        record: GameRecord,
+        stop: &AtomicBool,
+        observer: &dyn Observer,
+    ) {
+        if let Err(e) = self.log.append_encoded(encoded) {
+            // Without a log nothing is safe: stop, and say why.
+            self.error.get_or_insert(e);
+            stop.store(true, Ordering::SeqCst);
+        }
+        self.live.add(&record);
+        observer.game_done(&record, self.live.leader_now().as_deref());
+        self.records.push(record);
+        if let Some(table) = self.live.interim(&self.records) {
+            observer.standings(&table);
+        }
+    }
+
+    /// The records in id order, once the log is finished: an error when
+    /// writing the log failed, or when fewer than the `planned` games were
+    /// played (the run was stopped; `dir` keeps them for a resume).
+    fn finish(self, planned: u64, dir: &Path) -> Result<Vec<GameRecord>, TournamentError> {
+        let Progress {
+            log,
+            mut records,
+            error,
+            live: _,
+        } = self;
+        if let Some(e) = error {
+            return Err(TournamentError::LogWrite(e));
+        }
+        records.sort_by_key(|r| r.id);
+        if (records.len() as u64) < planned {
+            return Err(TournamentError::Stopped {
+                played: records.len() as u64,
+                planned,
+                dir: dir.to_path_buf(),
+            });
+        }
+        log.finish(&records).map_err(TournamentError::Write)?;
+        Ok(records)
+    }
 }
 
 /// Rates a finished tournament's `records` and writes `summary.json`,
@@ -610,6 +737,34 @@ impl<'a> LiveStandings<'a> {
             anchor,
             shown: None,
         }
+    }
+
+    /// The standings a run of `total` games starts from: the `done` games
+    /// of an earlier run, shown every interval the settings (else the
+    /// config) ask for, and none for a shard, whose games are not the
+    /// tournament's.
+    fn for_run(
+        config: &TournamentConfig,
+        settings: &RunSettings,
+        names: &'a [String],
+        total: u64,
+        done: &[GameRecord],
+    ) -> LiveStandings<'a> {
+        let anchor = config
+            .ratings
+            .anchor
+            .as_ref()
+            .and_then(|a| names.iter().position(|n| n == a));
+        // A shard's games are not the tournament's: no standings of its own.
+        let interval = settings
+            .rating_interval
+            .or(config.rating_interval)
+            .filter(|_| settings.shard.is_none());
+        let mut live = LiveStandings::new(names, total, interval, anchor);
+        for r in done {
+            live.add(r);
+        }
+        live
     }
 
     /// [`LiveStandings::leader`], at most every tenth of a second.
