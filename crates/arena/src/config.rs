@@ -264,6 +264,39 @@ pub struct AdjudicationConfig {
     pub db_seeds: Option<usize>,
 }
 
+impl AdjudicationConfig {
+    /// `exact_nodes` and `db_seeds` only with `exact`, and a node budget of
+    /// at most [`MAX_EXACT_NODES`].
+    fn check(&self) -> Result<(), BadEntry> {
+        if !self.exact && (self.exact_nodes.is_some() || self.db_seeds.is_some()) {
+            let key = if self.exact_nodes.is_some() {
+                "adjudication.exact_nodes"
+            } else {
+                "adjudication.db_seeds"
+            };
+            return Err(bad(
+                key,
+                "applies to exact adjudication: add `exact = true` to [adjudication]",
+            ));
+        }
+        if self.exact_nodes.is_some_and(|n| n > MAX_EXACT_NODES) {
+            return Err(bad(
+                "adjudication.exact_nodes",
+                format!("at most {MAX_EXACT_NODES}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A config entry that fails its check: its key and what is wrong.
+type BadEntry = (String, String);
+
+/// The [`BadEntry`] for `key`.
+fn bad(key: &str, message: impl Into<String>) -> BadEntry {
+    (key.to_string(), message.into())
+}
+
 /// The most nodes `exact_nodes` may give each position: beyond this, an
 /// adjudication costs more than the moves it saves.
 pub const MAX_EXACT_NODES: u64 = 100_000_000;
@@ -393,14 +426,42 @@ impl TournamentConfig {
         Ok(self)
     }
 
+    /// Checks every setting against the others, in the order a user reads
+    /// them; the first that fails is the error.
     fn check(&self, path: &str) -> Result<(), ConfigError> {
-        let invalid = |key: &str, message: String| ConfigError::Invalid {
+        let invalid = |(key, message): BadEntry| ConfigError::Invalid {
             path: path.to_string(),
-            key: key.to_string(),
+            key,
             message,
         };
+        self.check_output().map_err(invalid)?;
+        let names = self.check_agents().map_err(invalid)?;
+        self.check_counts().map_err(invalid)?;
+        self.check_openings().map_err(invalid)?;
+        self.check_format().map_err(invalid)?;
+        if let Some(anchor) = &self.ratings.anchor {
+            if !names.contains(anchor) {
+                return Err(invalid(bad(
+                    "ratings.anchor",
+                    format!(
+                        "no agent is named '{anchor}' (agents: {})",
+                        names.join(", ")
+                    ),
+                )));
+            }
+        }
+        if let Some(t) = &self.move_timeout {
+            mancala_agents::parse_duration("move_timeout", t)
+                .map_err(|e| invalid(bad("move_timeout", e.to_string())))?;
+        }
+        self.clock_in(path)?;
+        self.adjudication.check().map_err(invalid)
+    }
+
+    /// `name`, which names the output folder, and `output`.
+    fn check_output(&self) -> Result<(), BadEntry> {
         if !is_plain_folder_name(&self.name) {
-            return Err(invalid(
+            return Err(bad(
                 "name",
                 format!(
                     "'{}' must be a plain folder name: 1 to 64 letters, digits, '-', '_' or '.', \
@@ -414,13 +475,19 @@ impl TournamentConfig {
             .as_ref()
             .is_some_and(|o| o.as_os_str().is_empty())
         {
-            return Err(invalid(
+            return Err(bad(
                 "output",
-                "must not be empty (leave it out for results/<name>)".into(),
+                "must not be empty (leave it out for results/<name>)",
             ));
         }
+        Ok(())
+    }
+
+    /// At least two agents, with names that are non-empty, short, printable
+    /// and distinct; returns the names.
+    fn check_agents(&self) -> Result<Vec<String>, BadEntry> {
         if self.agents.len() < 2 {
-            return Err(invalid(
+            return Err(bad(
                 "agents",
                 format!(
                     "a tournament needs at least 2 agents, found {}",
@@ -431,13 +498,10 @@ impl TournamentConfig {
         let names = self.agent_names();
         for (i, name) in names.iter().enumerate() {
             if name.trim().is_empty() {
-                return Err(invalid(
-                    &format!("agents[{i}].name"),
-                    "must not be empty".into(),
-                ));
+                return Err(bad(&format!("agents[{i}].name"), "must not be empty"));
             }
             if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
-                return Err(invalid(
+                return Err(bad(
                     &format!("agents[{i}].name"),
                     format!(
                         "'{}' must be at most {MAX_NAME_CHARS} characters with no control characters",
@@ -446,21 +510,26 @@ impl TournamentConfig {
                 ));
             }
             if let Some(j) = names[..i].iter().position(|n| n == name) {
-                return Err(invalid(
+                return Err(bad(
                     &format!("agents[{i}]"),
                     format!("the name '{name}' is already used by agents[{j}]; give one of them a `name`"),
                 ));
             }
         }
+        Ok(names)
+    }
+
+    /// `rating_interval`, `games_per_pair` (even, so that seats are swapped
+    /// evenly) and `threads`.
+    fn check_counts(&self) -> Result<(), BadEntry> {
         if self.rating_interval == Some(0) {
-            return Err(invalid(
+            return Err(bad(
                 "rating_interval",
-                "0: give the finished games between two standings (at least 1), or leave it out"
-                    .to_string(),
+                "0: give the finished games between two standings (at least 1), or leave it out",
             ));
         }
         if self.games_per_pair == 0 || self.games_per_pair % 2 == 1 {
-            return Err(invalid(
+            return Err(bad(
                 "games_per_pair",
                 format!(
                     "{} must be even and at least 2: each opening is played twice, seats swapped, \
@@ -473,11 +542,17 @@ impl TournamentConfig {
             .threads
             .is_some_and(|t| !(1..=MAX_THREADS).contains(&t))
         {
-            return Err(invalid(
+            return Err(bad(
                 "threads",
                 format!("must be from 1 to {MAX_THREADS} (or left out for all cores)"),
             ));
         }
+        Ok(())
+    }
+
+    /// The `[openings]` table: a file's keys and the generated openings'
+    /// keys exclude each other, and no more openings than a pair plays.
+    fn check_openings(&self) -> Result<(), BadEntry> {
         let used_openings = self.games_per_pair.div_ceil(2);
         if self.openings.file.is_some() {
             for (key, given) in [
@@ -485,24 +560,24 @@ impl TournamentConfig {
                 ("openings.count", self.openings.count.is_some()),
             ] {
                 if given {
-                    return Err(invalid(
+                    return Err(bad(
                         key,
-                        "an openings file gives the openings: remove it or `openings.file`".into(),
+                        "an openings file gives the openings: remove it or `openings.file`",
                     ));
                 }
             }
         } else if self.openings.order.is_some() {
-            return Err(invalid(
+            return Err(bad(
                 "openings.order",
-                "orders the lines of an openings file: set `openings.file` too".into(),
+                "orders the lines of an openings file: set `openings.file` too",
             ));
         }
         self.openings
             .order()
-            .map_err(|e| invalid("openings.order", e.to_string()))?;
+            .map_err(|e| bad("openings.order", e.to_string()))?;
         if let Some(count) = self.openings.count {
             if count == 0 || count > used_openings {
-                return Err(invalid(
+                return Err(bad(
                     "openings.count",
                     format!(
                         "{count} must be from 1 to {used_openings}: a pair of agents plays one \
@@ -511,8 +586,14 @@ impl TournamentConfig {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `format` and `champion`, and the games they plan (at most
+    /// [`MAX_GAMES`]).
+    fn check_format(&self) -> Result<(), BadEntry> {
         let format = self.format().map_err(|e| {
-            invalid(
+            bad(
                 match e {
                     FormatError::Unknown(_) => "format",
                     FormatError::NoChampion | FormatError::UnknownChampion { .. } => "champion",
@@ -521,58 +602,19 @@ impl TournamentConfig {
             )
         })?;
         if format == Format::RoundRobin && self.champion.is_some() {
-            return Err(invalid(
+            return Err(bad(
                 "champion",
-                "only a gauntlet has a champion; remove it or set format = \"gauntlet\"".into(),
+                "only a gauntlet has a champion; remove it or set format = \"gauntlet\"",
             ));
         }
         let planned = pair_count(format, self.agents.len()) * u64::from(self.games_per_pair);
         if planned > MAX_GAMES {
-            return Err(invalid(
+            return Err(bad(
                 "games_per_pair",
                 format!(
                     "the tournament would play {planned} games; the limit is {MAX_GAMES} \
                      (fewer games per pair, fewer agents, or several tournaments)"
                 ),
-            ));
-        }
-        if let Some(anchor) = &self.ratings.anchor {
-            if !names.contains(anchor) {
-                return Err(invalid(
-                    "ratings.anchor",
-                    format!(
-                        "no agent is named '{anchor}' (agents: {})",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
-        if let Some(t) = &self.move_timeout {
-            mancala_agents::parse_duration("move_timeout", t)
-                .map_err(|e| invalid("move_timeout", e.to_string()))?;
-        }
-        self.clock_in(path)?;
-        let adjudication = &self.adjudication;
-        if !adjudication.exact
-            && (adjudication.exact_nodes.is_some() || adjudication.db_seeds.is_some())
-        {
-            let key = if adjudication.exact_nodes.is_some() {
-                "adjudication.exact_nodes"
-            } else {
-                "adjudication.db_seeds"
-            };
-            return Err(invalid(
-                key,
-                "applies to exact adjudication: add `exact = true` to [adjudication]".into(),
-            ));
-        }
-        if adjudication
-            .exact_nodes
-            .is_some_and(|n| n > MAX_EXACT_NODES)
-        {
-            return Err(invalid(
-                "adjudication.exact_nodes",
-                format!("at most {MAX_EXACT_NODES}"),
             ));
         }
         Ok(())
