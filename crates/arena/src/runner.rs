@@ -4,7 +4,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use mancala_agents::{derive_seed, Agent, AgentError, GameClocks, StopCondition, TimeControl};
+use mancala_agents::{
+    derive_seed, Agent, AgentError, GameClocks, SearchInfo, StopCondition, TimeControl,
+};
 
 use crate::seat::{Choice, Seat, HANG_GRACE};
 use mancala_core::{Game, Move, Player};
@@ -94,85 +96,170 @@ fn play_one<G: Game>(
     adjudicator: Option<&dyn Adjudicator<G>>,
     stop: &AtomicBool,
 ) -> Result<Option<Played>, ArenaError> {
-    let move_timeout = options.move_timeout;
-    let mut clocks = options
-        .time_control
-        .map(|control| GameClocks::new(control, options.time_margin));
     let mut seats = seats;
-    for (index, seat) in seats.iter_mut().enumerate() {
-        seat.new_game(derive_seed(seed, index as u64));
-    }
-    let mut state = opening.start_state(game);
-    let mut trace = Trace {
-        moves: Vec::with_capacity(128),
-        move_us: Vec::with_capacity(128),
-        clock_ms: Vec::with_capacity(if clocks.is_some() { 128 } else { 0 }),
-        search: Vec::new(),
-        stats: Default::default(),
-    };
-    for &mv in &opening.moves {
-        game.try_play(&mut state, mv)
-            .map_err(|e| ArenaError::Opening(e.to_string()))?;
-        trace.moves.push(mv);
-        seats.iter_mut().for_each(|s| s.observe(mv));
-    }
-    let forfeit = |seat: usize, trace: Trace, state: &G::State, why: String, lost: bool| Played {
-        trace,
-        scores: game.scores(state).0,
-        winner: Some(1 - seat as u8),
-        end: "forfeit".into(),
-        error: Some(format!("seat {seat}: {why}")),
-        agent_lost: lost.then_some(seat),
-    };
-    while let Some(mover) = game.to_move(&state) {
+    let mut play = InPlay::start(game, &mut seats, opening, seed, options)?;
+    while let Some(mover) = game.to_move(&play.state) {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
         let seat = mover.index();
-        // The move's hard limit is the earlier of the move timeout and the
-        // flag's fall; which one it is decides how a late move is lost.
-        let on_clock = clocks.as_ref().map(|c| c.allowance(mover));
+        let limit = play.limit(mover);
+        let t0 = Instant::now();
+        // The search itself watches the deadline and Ctrl-C, so a runaway
+        // budget neither blocks the worker nor delays the stop; an agent
+        // that ignores them is watched from outside (see `seat`).
+        let until = StopCondition {
+            deadline: limit.limit.and_then(|limit| t0.checked_add(limit)),
+            cancel: Some(stop),
+            clock: play.clocks.as_ref().map(|c| c.view(mover)),
+        };
+        let (choice, info) = seats[seat].choose(game, &play.state, until);
+        let took = t0.elapsed();
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let mv = match play.judge(seat, choice, took, limit) {
+            Ok(mv) => mv,
+            Err(loss) => return Ok(Some(play.lose(loss))),
+        };
+        if let Err(loss) = play.play(mover, mv, took, &info) {
+            return Ok(Some(play.lose(loss)));
+        }
+        seats.iter_mut().for_each(|s| s.observe(mv));
+        if let Some(scores) = adjudicator.and_then(|a| adjudicate(game, a, &play.state)) {
+            return Ok(Some(play.adjudicated(scores)));
+        }
+    }
+    Ok(Some(play.finish()))
+}
+
+/// The hard limit of one move: the earlier of the move timeout and the
+/// flag's fall, and whether it is the clock's (which one it is decides how
+/// a late move is lost: on time or by forfeit).
+#[derive(Clone, Copy)]
+struct MoveLimit {
+    limit: Option<Duration>,
+    clock_decides: bool,
+}
+
+/// Why a seat lost the game by its own move, before it becomes a
+/// [`Played`].
+struct Loss {
+    seat: usize,
+    /// How the game ended: "forfeit" or "time".
+    end: &'static str,
+    /// What went wrong, without the seat.
+    why: String,
+    /// Whether the agent panicked or hung (it must be rebuilt).
+    agent_lost: bool,
+}
+
+impl Loss {
+    /// `seat` forfeits the game.
+    fn forfeit(seat: usize, why: String, agent_lost: bool) -> Loss {
+        Loss {
+            seat,
+            end: "forfeit",
+            why,
+            agent_lost,
+        }
+    }
+}
+
+/// One game in progress: the position, the clocks and what was measured
+/// of the moves so far.
+struct InPlay<'g, G: Game> {
+    game: &'g G,
+    options: &'g RunOptions,
+    clocks: Option<GameClocks>,
+    state: G::State,
+    trace: Trace,
+}
+
+impl<'g, G: Game> InPlay<'g, G> {
+    /// The game after `opening`, with fresh clocks; `seats` are told that a
+    /// new game begins (each seeded from `seed`) and shown the opening.
+    fn start(
+        game: &'g G,
+        seats: &mut [&mut Seat<G>; 2],
+        opening: &Opening<G::State>,
+        seed: u64,
+        options: &'g RunOptions,
+    ) -> Result<Self, ArenaError> {
+        let clocks = options
+            .time_control
+            .map(|control| GameClocks::new(control, options.time_margin));
+        for (index, seat) in seats.iter_mut().enumerate() {
+            seat.new_game(derive_seed(seed, index as u64));
+        }
+        let mut state = opening.start_state(game);
+        let mut trace = Trace {
+            moves: Vec::with_capacity(128),
+            move_us: Vec::with_capacity(128),
+            clock_ms: Vec::with_capacity(if clocks.is_some() { 128 } else { 0 }),
+            search: Vec::new(),
+            stats: Default::default(),
+        };
+        for &mv in &opening.moves {
+            game.try_play(&mut state, mv)
+                .map_err(|e| ArenaError::Opening(e.to_string()))?;
+            trace.moves.push(mv);
+            seats.iter_mut().for_each(|s| s.observe(mv));
+        }
+        Ok(InPlay {
+            game,
+            options,
+            clocks,
+            state,
+            trace,
+        })
+    }
+
+    /// The hard limit of `mover`'s next move.
+    fn limit(&self, mover: Player) -> MoveLimit {
+        let move_timeout = self.options.move_timeout;
+        let on_clock = self.clocks.as_ref().map(|c| c.allowance(mover));
         let clock_decides = on_clock.is_some_and(|c| move_timeout.is_none_or(|cap| c <= cap));
         let limit = if clock_decides {
             on_clock
         } else {
             move_timeout
         };
-        let t0 = Instant::now();
-        // The search itself watches the deadline and Ctrl-C, so a runaway
-        // budget neither blocks the worker nor delays the stop; an agent
-        // that ignores them is watched from outside (see `seat`).
-        let until = StopCondition {
-            deadline: limit.and_then(|limit| t0.checked_add(limit)),
-            cancel: Some(stop),
-            clock: clocks.as_ref().map(|c| c.view(mover)),
-        };
-        let (choice, info) = seats[seat].choose(game, &state, until);
-        let took = t0.elapsed();
-        let ply = trace.moves.len() + 1;
-        if stop.load(Ordering::Relaxed) {
-            return Ok(None);
+        MoveLimit {
+            limit,
+            clock_decides,
         }
-        let late_move = limit.is_some_and(|l| took > l)
+    }
+
+    /// The move `seat`'s `choice` gives, which `took` that long under
+    /// `limit`; or why the seat loses instead: out of time, hung, panicked,
+    /// over the move timeout, or an agent error.
+    fn judge(
+        &self,
+        seat: usize,
+        choice: Choice,
+        took: Duration,
+        limit: MoveLimit,
+    ) -> Result<Move, Loss> {
+        let ply = self.trace.moves.len() + 1;
+        let move_timeout = self.options.move_timeout;
+        let late_move = limit.limit.is_some_and(|l| took > l)
             || matches!(choice, Choice::Hung)
-            || (limit.is_some() && matches!(choice, Choice::Answer(Err(AgentError::Stopped))));
-        if clock_decides && late_move {
-            let clocks = clocks.as_ref().expect("the clock decides");
-            let why = format!(
-                "seat {seat}: out of time: move {ply} took {} ms with {} ms on the clock \
-                 (margin {} ms)",
-                took.as_millis(),
-                clocks.remaining()[seat].as_millis(),
-                options.time_margin.as_millis()
-            );
-            return Ok(Some(Played {
-                scores: game.scores(&state).0,
-                winner: Some(1 - seat as u8),
-                end: "time".into(),
-                error: Some(why),
-                agent_lost: matches!(choice, Choice::Hung).then_some(seat),
-                trace,
-            }));
+            || (limit.limit.is_some()
+                && matches!(choice, Choice::Answer(Err(AgentError::Stopped))));
+        if limit.clock_decides && late_move {
+            let clocks = self.clocks.as_ref().expect("the clock decides");
+            return Err(Loss {
+                seat,
+                end: "time",
+                why: format!(
+                    "out of time: move {ply} took {} ms with {} ms on the clock (margin {} ms)",
+                    took.as_millis(),
+                    clocks.remaining()[seat].as_millis(),
+                    self.options.time_margin.as_millis()
+                ),
+                agent_lost: matches!(choice, Choice::Hung),
+            });
         }
         let late = |limit: Duration| {
             format!(
@@ -181,7 +268,7 @@ fn play_one<G: Game>(
                 limit.as_millis()
             )
         };
-        let mv = match choice {
+        match choice {
             Choice::Hung => {
                 let limit = move_timeout.expect("only a move with a deadline is given up");
                 let why = format!(
@@ -190,82 +277,113 @@ fn play_one<G: Game>(
                     HANG_GRACE.as_millis(),
                     limit.as_millis()
                 );
-                return Ok(Some(forfeit(seat, trace, &state, why, true)));
+                Err(Loss::forfeit(seat, why, true))
             }
             Choice::Panicked(why) => {
-                let why = format!("agent panicked: {why}");
-                return Ok(Some(forfeit(seat, trace, &state, why, true)));
+                Err(Loss::forfeit(seat, format!("agent panicked: {why}"), true))
             }
-            _ if move_timeout.is_some_and(|limit| took > limit) => {
-                let why = late(move_timeout.expect("checked"));
-                return Ok(Some(forfeit(seat, trace, &state, why, false)));
-            }
-            Choice::Answer(Err(AgentError::Stopped)) if move_timeout.is_some() => {
-                let why = late(move_timeout.expect("checked"));
-                return Ok(Some(forfeit(seat, trace, &state, why, false)));
-            }
-            Choice::Answer(Err(e)) => {
-                let why = format!("agent error: {e}");
-                return Ok(Some(forfeit(seat, trace, &state, why, false)));
-            }
-            Choice::Answer(Ok(mv)) => mv,
-        };
-        if let Some(clocks) = clocks.as_mut() {
+            _ if move_timeout.is_some_and(|limit| took > limit) => Err(Loss::forfeit(
+                seat,
+                late(move_timeout.expect("checked")),
+                false,
+            )),
+            Choice::Answer(Err(AgentError::Stopped)) if move_timeout.is_some() => Err(
+                Loss::forfeit(seat, late(move_timeout.expect("checked")), false),
+            ),
+            Choice::Answer(Err(e)) => Err(Loss::forfeit(seat, format!("agent error: {e}"), false)),
+            Choice::Answer(Ok(mv)) => Ok(mv),
+        }
+    }
+
+    /// Charges `took` to `mover`'s clock and plays `mv`, recording its time,
+    /// the clock after it and what its search reported (`info`); or why the
+    /// mover loses instead: its flag fell, or the move is illegal.
+    fn play(
+        &mut self,
+        mover: Player,
+        mv: Move,
+        took: Duration,
+        info: &SearchInfo,
+    ) -> Result<(), Loss> {
+        let seat = mover.index();
+        let ply = self.trace.moves.len() + 1;
+        if let Some(clocks) = self.clocks.as_mut() {
             // Within its allowance (checked above), so the charge succeeds.
             if let Err(flag) = clocks.charge(mover, took) {
-                let why = format!("seat {seat}: {flag}");
-                return Ok(Some(Played {
-                    end: "time".into(),
-                    error: Some(why),
-                    ..forfeit(seat, trace, &state, String::new(), false)
-                }));
+                return Err(Loss {
+                    seat,
+                    end: "time",
+                    why: flag.to_string(),
+                    agent_lost: false,
+                });
             }
         }
-        if let Err(e) = game.try_play(&mut state, mv) {
-            return Ok(Some(forfeit(seat, trace, &state, e.to_string(), false)));
+        if let Err(e) = self.game.try_play(&mut self.state, mv) {
+            return Err(Loss::forfeit(seat, e.to_string(), false));
         }
+        let trace = &mut self.trace;
         trace.moves.push(mv);
         let us = took.as_micros() as u64;
         trace.move_us.push(us);
-        let clock = clocks
+        let clock = self
+            .clocks
             .as_ref()
             .map(|c| c.remaining()[seat].as_millis() as u64);
         if let Some(clock) = clock {
             trace.clock_ms.push(clock);
         }
-        let note = MoveSearch::from_info(ply as u32, &info);
+        let note = MoveSearch::from_info(ply as u32, info);
         trace.stats[seat].add_move(us, clock, note.as_ref());
         if let Some(note) = note {
             trace.search.push(note);
         }
-        seats.iter_mut().for_each(|s| s.observe(mv));
-        if let Some(scores) = adjudicator.and_then(|a| adjudicate(game, a, &state)) {
-            trace.move_us = trace.move_us.to_vec();
-            return Ok(Some(Played {
-                trace,
-                scores,
-                winner: winner_of(scores),
-                end: ADJUDICATED.into(),
-                error: None,
-                agent_lost: None,
-            }));
+        Ok(())
+    }
+
+    /// The game as lost by `loss.seat` in the position now.
+    fn lose(self, loss: Loss) -> Played {
+        Played {
+            scores: self.game.scores(&self.state).0,
+            winner: Some(1 - loss.seat as u8),
+            end: loss.end.into(),
+            error: Some(format!("seat {}: {}", loss.seat, loss.why)),
+            agent_lost: loss.agent_lost.then_some(loss.seat),
+            trace: self.trace,
         }
     }
-    let outcome = game
-        .outcome(&state)
-        .expect("a game with no player to move is over");
-    // Records are kept until the run ends: an exact copy, and the roomy
-    // buffer freed for the next game (shrinking it in place would leave
-    // the heap full of holes too small to reuse).
-    trace.move_us = trace.move_us.to_vec();
-    Ok(Some(Played {
-        trace,
-        scores: outcome.scores.0,
-        winner: outcome.winner().map(|p: Player| p.index() as u8),
-        end: outcome.reason.to_string(),
-        error: None,
-        agent_lost: None,
-    }))
+
+    /// The game ended by adjudication with the `scores` of perfect play.
+    fn adjudicated(mut self, scores: [u8; 2]) -> Played {
+        self.trace.move_us = self.trace.move_us.to_vec();
+        Played {
+            trace: self.trace,
+            scores,
+            winner: winner_of(scores),
+            end: ADJUDICATED.into(),
+            error: None,
+            agent_lost: None,
+        }
+    }
+
+    /// The game played to its end.
+    fn finish(mut self) -> Played {
+        let outcome = self
+            .game
+            .outcome(&self.state)
+            .expect("a game with no player to move is over");
+        // Records are kept until the run ends: an exact copy, and the roomy
+        // buffer freed for the next game (shrinking it in place would leave
+        // the heap full of holes too small to reuse).
+        self.trace.move_us = self.trace.move_us.to_vec();
+        Played {
+            trace: self.trace,
+            scores: outcome.scores.0,
+            winner: outcome.winner().map(|p: Player| p.index() as u8),
+            end: outcome.reason.to_string(),
+            error: None,
+            agent_lost: None,
+        }
+    }
 }
 
 /// The final scores of perfect play from `state`, where `adjudicator`
@@ -363,20 +481,33 @@ impl<G: Game> Arena<'_, G> {
 
     /// The first way `r` differs from what playing `planned` gives.
     fn difference(&self, planned: &ScheduledGame, r: &GameRecord) -> Result<(), String> {
-        let game = self.game;
+        self.setup_difference(planned, r)?;
+        let (state, moves) = self.replay(planned, r)?;
+        self.count_difference(planned, r, &moves)?;
+        let ending = self.ending(r, &state)?;
+        expect("the end is", r.end.clone(), ending.end)?;
+        let scores = ending.scores;
+        let score = |[a, b]: [u8; 2]| format!("{a}-{b}");
+        expect("the scores are", score(r.scores), score(scores))?;
+        expect(
+            "the winner is",
+            seat_in_words(r.winner),
+            seat_in_words(ending.winner),
+        )?;
+        expect(
+            "the margin is",
+            r.margin.to_string(),
+            (i32::from(scores[0]) - i32::from(scores[1])).to_string(),
+        )
+    }
+
+    /// The first way `r`'s setup differs from `planned`'s: the game, the
+    /// pairing, the players and their specs, the seed, the start position
+    /// and the opening.
+    fn setup_difference(&self, planned: &ScheduledGame, r: &GameRecord) -> Result<(), String> {
         let [i, j] = planned.seats;
         let names = &self.players.names;
         let specs = &self.players.specs;
-        // `what` holds its verb ("the players are"): these messages reach
-        // users of resume and merge, so they are sentences, with values in
-        // words rather than in Rust's debug notation.
-        let expect = |what: &str, found: String, wanted: String| {
-            if found == wanted {
-                Ok(())
-            } else {
-                Err(format!("{what} {found} but should be {wanted}"))
-            }
-        };
         let pairing = |pair: u32, round: u32, opening: u32, seats: [usize; 2]| {
             format!(
                 "pair {pair}, round {round}, opening {opening}, players {} and {} in seats 0 and 1",
@@ -417,10 +548,20 @@ impl<G: Game> Arena<'_, G> {
             "the opening is",
             format!("'{}'", r.opening_moves),
             format!("'{}'", human_moves(&opening.moves)),
-        )?;
-        let opening = &opening.moves;
+        )
+    }
 
-        let mut state = self.openings[planned.opening as usize].start_state(game);
+    /// `r`'s moves played from `planned`'s start: the position they reach
+    /// and the moves; an error for a move that does not parse or is
+    /// illegal, or moves that do not start with the opening.
+    fn replay(
+        &self,
+        planned: &ScheduledGame,
+        r: &GameRecord,
+    ) -> Result<(G::State, Vec<Move>), String> {
+        let game = self.game;
+        let opening = &self.openings[planned.opening as usize];
+        let mut state = opening.start_state(game);
         let mut moves = Vec::new();
         for (k, token) in r.moves.split_whitespace().enumerate() {
             let mv: Move = token
@@ -430,9 +571,22 @@ impl<G: Game> Arena<'_, G> {
                 .map_err(|e| format!("move {} ('{token}') is illegal: {e}", k + 1))?;
             moves.push(mv);
         }
-        if !moves.starts_with(opening) {
+        if !moves.starts_with(&opening.moves) {
             return Err("its moves do not start with its opening".into());
         }
+        Ok((state, moves))
+    }
+
+    /// The first way `r`'s counts differ from its `moves` (which start with
+    /// `planned`'s opening): plies, move times, clock readings, and search
+    /// notes for played moves in order.
+    fn count_difference(
+        &self,
+        planned: &ScheduledGame,
+        r: &GameRecord,
+        moves: &[Move],
+    ) -> Result<(), String> {
+        let opening = &self.openings[planned.opening as usize].moves;
         expect(
             "the move count is",
             r.plies.to_string(),
@@ -466,27 +620,40 @@ impl<G: Game> Arena<'_, G> {
             }
             last = s.ply;
         }
-        let (scores, winner, end) = match game.outcome(&state) {
-            Some(outcome) => (
-                outcome.scores.0,
-                outcome.winner().map(|p| p.index() as u8),
-                outcome.reason.to_string(),
-            ),
+        Ok(())
+    }
+
+    /// How the game `r` records must have ended in `state`, where its moves
+    /// lead: the game's own end, an adjudication (only where this arena
+    /// adjudicates and knows the value), or a loss of the player to move
+    /// (only a forfeit or a clock ends an unfinished game).
+    fn ending(&self, r: &GameRecord, state: &G::State) -> Result<Ending, String> {
+        let game = self.game;
+        Ok(match game.outcome(state) {
+            Some(outcome) => Ending {
+                scores: outcome.scores.0,
+                winner: outcome.winner().map(|p| p.index() as u8),
+                end: outcome.reason.to_string(),
+            },
             None if r.end == ADJUDICATED => {
                 // Adjudicated: only if this run adjudicates, and then with
                 // the result it gives (it depends on the position alone).
                 let Some(adjudicator) = self.adjudicator else {
                     return Err("it was adjudicated, but this tournament plays games out".into());
                 };
-                let Some(scores) = adjudicate(game, adjudicator, &state) else {
+                let Some(scores) = adjudicate(game, adjudicator, state) else {
                     return Err("it was adjudicated where its position's value is not known".into());
                 };
-                (scores, winner_of(scores), ADJUDICATED.to_string())
+                Ending {
+                    scores,
+                    winner: winner_of(scores),
+                    end: ADJUDICATED.to_string(),
+                }
             }
             None => {
                 // Only a forfeit or a clock ends an unfinished game: the
                 // player to move lost.
-                let mover = game.to_move(&state).expect("a game not over has a mover");
+                let mover = game.to_move(state).expect("a game not over has a mover");
                 if r.error.is_none() {
                     return Err("its moves do not finish the game, and it is not a forfeit".into());
                 }
@@ -495,26 +662,13 @@ impl<G: Game> Arena<'_, G> {
                 } else {
                     "forfeit"
                 };
-                (
-                    game.scores(&state).0,
-                    Some(1 - mover.index() as u8),
-                    end.to_string(),
-                )
+                Ending {
+                    scores: game.scores(state).0,
+                    winner: Some(1 - mover.index() as u8),
+                    end: end.to_string(),
+                }
             }
-        };
-        expect("the end is", r.end.clone(), end)?;
-        let score = |[a, b]: [u8; 2]| format!("{a}-{b}");
-        expect("the scores are", score(r.scores), score(scores))?;
-        expect(
-            "the winner is",
-            seat_in_words(r.winner),
-            seat_in_words(winner),
-        )?;
-        expect(
-            "the margin is",
-            r.margin.to_string(),
-            (i32::from(scores[0]) - i32::from(scores[1])).to_string(),
-        )
+        })
     }
 }
 
@@ -529,146 +683,238 @@ fn seat_in_words(winner: Option<u8>) -> String {
     }
 }
 
+/// `Ok` when `found` is `wanted`, else the difference as a sentence:
+/// `what` holds its verb ("the players are"). These messages reach users
+/// of resume and merge, so they are sentences, with values in words rather
+/// than in Rust's debug notation.
+fn expect(what: &str, found: String, wanted: String) -> Result<(), String> {
+    if found == wanted {
+        Ok(())
+    } else {
+        Err(format!("{what} {found} but should be {wanted}"))
+    }
+}
+
+/// How a game ended: what a record's result must be.
+struct Ending {
+    scores: [u8; 2],
+    winner: Option<u8>,
+    end: String,
+}
+
+/// Plays `games` on the arena's threads: [`Arena::run`].
 fn run_games<G: Game>(
     arena: &Arena<'_, G>,
     games: &[ScheduledGame],
     stop: &AtomicBool,
     on_record: &(dyn Fn(GameRecord) + Sync),
 ) -> Result<MoveTable, ArenaError> {
-    let Arena {
-        game,
-        game_spec,
-        players,
-        openings,
-        options,
-        adjudicator,
-    } = arena;
-    let game: &G = game;
-    let threads = options.threads.max(1);
+    let threads = arena.options.threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
-    // Each worker keeps its own agents (their tables, trees) between games;
-    // `new_game` resets them, so reuse never leaks into results.
-    let caches: Vec<Mutex<Worker<G>>> = (0..threads)
-        .map(|_| {
-            Mutex::new(Worker {
-                seats: (0..players.names.len()).map(|_| None).collect(),
-                moves: MoveTable::default(),
-            })
-        })
-        .collect();
-    let first_error: Mutex<Option<ArenaError>> = Mutex::new(None);
+    let workers = Workers::new(threads, arena.players.names.len());
     pool.install(|| {
-        games.par_iter().with_max_len(1).for_each(|g| {
-            if stop.load(Ordering::Relaxed) {
+        games
+            .par_iter()
+            .with_max_len(1)
+            .for_each(|g| workers.play(arena, g, stop, on_record));
+    });
+    workers.finish()
+}
+
+/// The workers of a run, one per thread. Each keeps its own agents (their
+/// tables, trees) between games; `new_game` resets them, so reuse never
+/// leaks into results. The first error of any stops them all.
+struct Workers<G: Game> {
+    workers: Vec<Mutex<Worker<G>>>,
+    first_error: Mutex<Option<ArenaError>>,
+}
+
+impl<G: Game> Workers<G> {
+    /// `threads` workers for a tournament of `agents` agents.
+    fn new(threads: usize, agents: usize) -> Workers<G> {
+        let workers = (0..threads)
+            .map(|_| {
+                Mutex::new(Worker {
+                    seats: (0..agents).map(|_| None).collect(),
+                    moves: MoveTable::default(),
+                })
+            })
+            .collect();
+        Workers {
+            workers,
+            first_error: Mutex::new(None),
+        }
+    }
+
+    /// Plays `g` with the calling thread's worker and hands its record to
+    /// `on_record`. Nothing once `stop` is raised; an error is kept for
+    /// [`Workers::finish`] and raises `stop`.
+    fn play(
+        &self,
+        arena: &Arena<'_, G>,
+        g: &ScheduledGame,
+        stop: &AtomicBool,
+        on_record: &(dyn Fn(GameRecord) + Sync),
+    ) {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let worker = rayon::current_thread_index().unwrap_or(0) % self.workers.len();
+        let mut guard = self.workers[worker]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        guard.build_seats(arena, g);
+        let seed = derive_seed(arena.options.seed, g.id);
+        let t0 = Instant::now();
+        let played = match guard.play(arena, g, seed, stop) {
+            Ok(Some(p)) => p,
+            Ok(None) => return,
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                self.first_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
                 return;
             }
-            let worker = rayon::current_thread_index().unwrap_or(0) % threads;
-            let mut guard = caches[worker].lock().unwrap_or_else(|p| p.into_inner());
-            let Worker {
-                seats: cache,
-                moves,
-            } = &mut *guard;
-            let [i, j] = g.seats;
-            let seat_of = |k: usize| Seat::new((players.factory)(k), game, options.timed());
-            for &k in &g.seats {
-                if cache[k].is_none() {
-                    cache[k] = Some(seat_of(k));
+        };
+        let names = guard.settle(arena, g, &played);
+        drop(guard);
+        on_record(arena.record(g, seed, names, played, t0));
+    }
+
+    /// What the recorded games' moves cost, summed over the workers; or
+    /// the first error.
+    fn finish(self) -> Result<MoveTable, ArenaError> {
+        match self
+            .first_error
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+        {
+            Some(e) => Err(e),
+            None => {
+                let mut total = MoveTable::default();
+                for worker in self.workers {
+                    let worker = worker.into_inner().unwrap_or_else(|p| p.into_inner());
+                    total.merge(&worker.moves);
                 }
+                Ok(total)
             }
-            let seed = derive_seed(options.seed, g.id);
-            let t0 = Instant::now();
-            let result = if i == j {
-                // Self-play: two instances of the same agent.
-                let mut twin = seat_of(i);
-                let own = cache[i].as_mut().expect("built above");
-                play_one(
-                    game,
-                    [own, &mut twin],
-                    &openings[g.opening as usize],
-                    seed,
-                    options,
-                    *adjudicator,
-                    stop,
-                )
-            } else {
-                let (lo, hi) = (i.min(j), i.max(j));
-                let (left, right) = cache.split_at_mut(hi);
-                let (a, b) = (
-                    left[lo].as_mut().expect("built"),
-                    right[0].as_mut().expect("built"),
-                );
-                let agents = if i < j { [a, b] } else { [b, a] };
-                play_one(
-                    game,
-                    agents,
-                    &openings[g.opening as usize],
-                    seed,
-                    options,
-                    *adjudicator,
-                    stop,
-                )
-            };
-            let played = match result {
-                Ok(Some(p)) => p,
-                Ok(None) => return,
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    first_error
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(e);
-                    return;
-                }
-            };
-            if let Some(seat) = played.agent_lost {
-                // A panicked agent may be in any state, and a hung one is
-                // gone: build it anew.
-                cache[g.seats[seat]] = None;
+        }
+    }
+}
+
+impl<G: Game> Worker<G> {
+    /// Builds the agents of `g`'s seats that this worker does not hold yet.
+    fn build_seats(&mut self, arena: &Arena<'_, G>, g: &ScheduledGame) {
+        for &k in &g.seats {
+            if self.seats[k].is_none() {
+                self.seats[k] = Some(arena.new_seat(k));
             }
-            let names = [players.names[i].clone(), players.names[j].clone()];
-            moves.add_game(&names, &played.trace.stats);
-            drop(guard);
-            let record = GameRecord {
-                id: g.id,
-                pair: g.pair,
-                round: g.round,
-                opening: g.opening,
-                game: game_spec.to_string(),
-                players: names,
-                agents: [players.specs[i].clone(), players.specs[j].clone()],
-                seats: g.seats,
+        }
+    }
+
+    /// Plays `g` (seeded with `seed`) between this worker's agents, built
+    /// by [`Worker::build_seats`]: `play_one`'s result.
+    fn play(
+        &mut self,
+        arena: &Arena<'_, G>,
+        g: &ScheduledGame,
+        seed: u64,
+        stop: &AtomicBool,
+    ) -> Result<Option<Played>, ArenaError> {
+        let [i, j] = g.seats;
+        let opening = &arena.openings[g.opening as usize];
+        let cache = &mut self.seats;
+        let (game, options, adjudicator) = (arena.game, &arena.options, arena.adjudicator);
+        if i == j {
+            // Self-play: two instances of the same agent.
+            let mut twin = arena.new_seat(i);
+            let own = cache[i].as_mut().expect("built above");
+            play_one(
+                game,
+                [own, &mut twin],
+                opening,
                 seed,
-                start: openings[g.opening as usize]
-                    .start_text()
-                    .map(str::to_string),
-                opening_moves: human_moves(&openings[g.opening as usize].moves),
-                plies: played.trace.moves.len() as u32,
-                moves: human_moves(&played.trace.moves),
-                scores: played.scores,
-                winner: played.winner,
-                margin: i32::from(played.scores[0]) - i32::from(played.scores[1]),
-                duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
-                end: played.end,
-                error: played.error,
-                move_us: played.trace.move_us,
-                clock_ms: played.trace.clock_ms,
-                search: played.trace.search,
-            };
-            on_record(record);
-        });
-    });
-    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => {
-            let mut total = MoveTable::default();
-            for worker in caches {
-                let worker = worker.into_inner().unwrap_or_else(|p| p.into_inner());
-                total.merge(&worker.moves);
-            }
-            Ok(total)
+                options,
+                adjudicator,
+                stop,
+            )
+        } else {
+            let (lo, hi) = (i.min(j), i.max(j));
+            let (left, right) = cache.split_at_mut(hi);
+            let (a, b) = (
+                left[lo].as_mut().expect("built"),
+                right[0].as_mut().expect("built"),
+            );
+            let agents = if i < j { [a, b] } else { [b, a] };
+            play_one(game, agents, opening, seed, options, adjudicator, stop)
+        }
+    }
+
+    /// After `g` was `played`: forgets an agent that panicked or hung, and
+    /// adds the game's moves to this worker's figures. Returns the players'
+    /// names, in seat order.
+    fn settle(&mut self, arena: &Arena<'_, G>, g: &ScheduledGame, played: &Played) -> [String; 2] {
+        if let Some(seat) = played.agent_lost {
+            // A panicked agent may be in any state, and a hung one is
+            // gone: build it anew.
+            self.seats[g.seats[seat]] = None;
+        }
+        let [i, j] = g.seats;
+        let names = [
+            arena.players.names[i].clone(),
+            arena.players.names[j].clone(),
+        ];
+        self.moves.add_game(&names, &played.trace.stats);
+        names
+    }
+}
+
+impl<G: Game> Arena<'_, G> {
+    /// A fresh seat for agent `k`.
+    fn new_seat(&self, k: usize) -> Seat<G> {
+        Seat::new((self.players.factory)(k), self.game, self.options.timed())
+    }
+
+    /// The record of `g`, `played` between `names` with `seed` since `t0`.
+    fn record(
+        &self,
+        g: &ScheduledGame,
+        seed: u64,
+        names: [String; 2],
+        played: Played,
+        t0: Instant,
+    ) -> GameRecord {
+        let [i, j] = g.seats;
+        let players = &self.players;
+        let opening = &self.openings[g.opening as usize];
+        GameRecord {
+            id: g.id,
+            pair: g.pair,
+            round: g.round,
+            opening: g.opening,
+            game: self.game_spec.to_string(),
+            players: names,
+            agents: [players.specs[i].clone(), players.specs[j].clone()],
+            seats: g.seats,
+            seed,
+            start: opening.start_text().map(str::to_string),
+            opening_moves: human_moves(&opening.moves),
+            plies: played.trace.moves.len() as u32,
+            moves: human_moves(&played.trace.moves),
+            scores: played.scores,
+            winner: played.winner,
+            margin: i32::from(played.scores[0]) - i32::from(played.scores[1]),
+            duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            end: played.end,
+            error: played.error,
+            move_us: played.trace.move_us,
+            clock_ms: played.trace.clock_ms,
+            search: played.trace.search,
         }
     }
 }
