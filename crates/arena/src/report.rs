@@ -36,7 +36,7 @@ use crate::record::GameRecord;
 use crate::stats::json_float::{self, csv_field};
 use crate::stats::{
     fit_ratings, mean_with_ci, paired_margins, paired_results, Anchor, EloEstimate,
-    FirstPlayerStats, FitOptions, GameResult, MeanCi, Pentanomial, StatsError, Wdl,
+    FirstPlayerStats, FitOptions, GameResult, MeanCi, Pentanomial, RatingFit, StatsError, Wdl,
 };
 
 /// One agent's line of the standings.
@@ -305,97 +305,9 @@ pub fn summarize(
     let n = names.len();
     let results = game_results(records);
     let fit = fit_ratings(&results, n, &fit_options(anchor))?;
-
-    let mut agents = Vec::with_capacity(n);
-    let mut cross: Vec<Vec<Option<CrossCell>>> = vec![vec![None; n]; n];
-    for i in 0..n {
-        let mut wdl = Wdl::default();
-        let mut margins = Vec::new();
-        let mut forfeits = 0;
-        let mut time_losses = 0;
-        for r in records.iter().filter(|r| r.seats.contains(&i)) {
-            let seat = if r.seats[0] == i { 0 } else { 1 };
-            let score = if seat == 0 {
-                r.first_seat_score()
-            } else {
-                1.0 - r.first_seat_score()
-            };
-            wdl.record(score)?;
-            let opponent = r.seats[1 - seat];
-            let cell = cross[i][opponent].get_or_insert(CrossCell {
-                games: 0,
-                wdl: Wdl::default(),
-                score: None,
-            });
-            cell.games += 1;
-            cell.wdl.record(score)?;
-            cell.score = cell.wdl.score();
-            match &r.error {
-                Some(_) if r.time_loser() == Some(seat) => time_losses += 1,
-                Some(e) if e.starts_with(&format!("seat {seat}")) => forfeits += 1,
-                Some(_) => {}
-                None => margins.push(f64::from(if seat == 0 { r.margin } else { -r.margin })),
-            }
-        }
-        agents.push(AgentSummary {
-            name: names[i].clone(),
-            spec: specs[i].clone(),
-            games: wdl.games(),
-            points: wdl.points(),
-            score: wdl.score(),
-            wdl,
-            elo: fit.ratings[i],
-            elo_95: fit.interval(i).filter(|(lo, hi)| hi > lo),
-            elo_95_profile: fit.profile_interval(i).filter(|(lo, hi)| hi > lo),
-            margin: mean_with_ci(&margins),
-            as_first: first_player(records.iter().filter(|r| r.seats[0] == i))?,
-            as_second: first_player(records.iter().filter(|r| r.seats[1] == i))?,
-            forfeits,
-            time_losses,
-        });
-    }
-
-    let mut pairs: Vec<[usize; 2]> = records
-        .iter()
-        .map(|r| [r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])])
-        .collect();
-    pairs.sort_unstable();
-    pairs.dedup();
-    let per_pair = pairs
-        .iter()
-        .map(|&[a, b]| {
-            Ok(PairFirstPlayer {
-                agents: [names[a].clone(), names[b].clone()],
-                stats: first_player(records.iter().filter(|r| {
-                    [r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])] == [a, b]
-                }))?,
-            })
-        })
-        .collect::<Result<Vec<_>, StatsError>>()?;
-
-    // One pass to group the games by pairing (sorted, so the output is
-    // deterministic), then the pairs within each.
-    let mut by_pairing: BTreeMap<[usize; 2], Vec<&GameRecord>> = BTreeMap::new();
-    for r in records {
-        by_pairing
-            .entry([r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])])
-            .or_default()
-            .push(r);
-    }
-    let pentanomial = by_pairing
-        .iter()
-        .map(|(&[a, b], games)| {
-            let paired = paired_results(games.iter().copied(), a, b)?;
-            Ok(PairPentanomial {
-                agents: [names[a].clone(), names[b].clone()],
-                pairs: paired.pentanomial.pairs(),
-                incomplete_pairs: paired.incomplete_pairs,
-                pentanomial: paired.pentanomial,
-                elo: paired.pentanomial.elo(),
-                margin: mean_with_ci(&paired_margins(games.iter().copied(), a, b)),
-            })
-        })
-        .collect::<Result<Vec<_>, StatsError>>()?;
+    let (agents, cross) = agent_summaries(names, specs, records, &fit)?;
+    let per_pair = first_player_per_pair(names, records)?;
+    let pentanomial = pair_pentanomials(names, records)?;
 
     let mut standings = agents;
     standings.sort_by(|a, b| b.elo.total_cmp(&a.elo).then(a.name.cmp(&b.name)));
@@ -424,6 +336,158 @@ pub fn summarize(
         },
         pentanomial,
     })
+}
+
+/// Each agent's line of the standings (in schedule order) and its row of
+/// the crosstable, from `records` and the rating `fit`.
+fn agent_summaries(
+    names: &[String],
+    specs: &[String],
+    records: &[GameRecord],
+    fit: &RatingFit,
+) -> Result<(Vec<AgentSummary>, Crosstable), StatsError> {
+    let n = names.len();
+    let mut agents = Vec::with_capacity(n);
+    let mut cross = Vec::with_capacity(n);
+    for i in 0..n {
+        let AgentGames {
+            wdl,
+            margins,
+            forfeits,
+            time_losses,
+            row,
+        } = AgentGames::tally(i, n, records)?;
+        agents.push(AgentSummary {
+            name: names[i].clone(),
+            spec: specs[i].clone(),
+            games: wdl.games(),
+            points: wdl.points(),
+            score: wdl.score(),
+            wdl,
+            elo: fit.ratings[i],
+            elo_95: fit.interval(i).filter(|(lo, hi)| hi > lo),
+            elo_95_profile: fit.profile_interval(i).filter(|(lo, hi)| hi > lo),
+            margin: mean_with_ci(&margins),
+            as_first: first_player(records.iter().filter(|r| r.seats[0] == i))?,
+            as_second: first_player(records.iter().filter(|r| r.seats[1] == i))?,
+            forfeits,
+            time_losses,
+        });
+        cross.push(row);
+    }
+    Ok((agents, cross))
+}
+
+/// [`Summary::crosstable`]: row `i` holds agent `i`'s results against
+/// each agent (`None`: they did not meet).
+type Crosstable = Vec<Vec<Option<CrossCell>>>;
+
+/// What one agent's games add up to.
+struct AgentGames {
+    wdl: Wdl,
+    /// The margins of the games that ended without an error, from its side.
+    margins: Vec<f64>,
+    /// Games it lost by its own fault, but not on time.
+    forfeits: u64,
+    time_losses: u64,
+    /// Its row of the crosstable: its results against each agent.
+    row: Vec<Option<CrossCell>>,
+}
+
+impl AgentGames {
+    /// Sums the games of agent `i` (of `n`) in `records`.
+    fn tally(i: usize, n: usize, records: &[GameRecord]) -> Result<AgentGames, StatsError> {
+        let mut games = AgentGames {
+            wdl: Wdl::default(),
+            margins: Vec::new(),
+            forfeits: 0,
+            time_losses: 0,
+            row: vec![None; n],
+        };
+        for r in records.iter().filter(|r| r.seats.contains(&i)) {
+            let seat = if r.seats[0] == i { 0 } else { 1 };
+            let score = if seat == 0 {
+                r.first_seat_score()
+            } else {
+                1.0 - r.first_seat_score()
+            };
+            games.wdl.record(score)?;
+            let opponent = r.seats[1 - seat];
+            let cell = games.row[opponent].get_or_insert(CrossCell {
+                games: 0,
+                wdl: Wdl::default(),
+                score: None,
+            });
+            cell.games += 1;
+            cell.wdl.record(score)?;
+            cell.score = cell.wdl.score();
+            match &r.error {
+                Some(_) if r.time_loser() == Some(seat) => games.time_losses += 1,
+                Some(e) if e.starts_with(&format!("seat {seat}")) => games.forfeits += 1,
+                Some(_) => {}
+                None => games
+                    .margins
+                    .push(f64::from(if seat == 0 { r.margin } else { -r.margin })),
+            }
+        }
+        Ok(games)
+    }
+}
+
+/// The first-player statistics of each pair of agents that met, in index
+/// order.
+fn first_player_per_pair(
+    names: &[String],
+    records: &[GameRecord],
+) -> Result<Vec<PairFirstPlayer>, StatsError> {
+    let mut pairs: Vec<[usize; 2]> = records
+        .iter()
+        .map(|r| [r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])])
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+        .iter()
+        .map(|&[a, b]| {
+            Ok(PairFirstPlayer {
+                agents: [names[a].clone(), names[b].clone()],
+                stats: first_player(records.iter().filter(|r| {
+                    [r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])] == [a, b]
+                }))?,
+            })
+        })
+        .collect()
+}
+
+/// The pentanomial counts (game pairs with seats swapped) of each pairing,
+/// in index order.
+fn pair_pentanomials(
+    names: &[String],
+    records: &[GameRecord],
+) -> Result<Vec<PairPentanomial>, StatsError> {
+    // One pass to group the games by pairing (sorted, so the output is
+    // deterministic), then the pairs within each.
+    let mut by_pairing: BTreeMap<[usize; 2], Vec<&GameRecord>> = BTreeMap::new();
+    for r in records {
+        by_pairing
+            .entry([r.seats[0].min(r.seats[1]), r.seats[0].max(r.seats[1])])
+            .or_default()
+            .push(r);
+    }
+    by_pairing
+        .iter()
+        .map(|(&[a, b], games)| {
+            let paired = paired_results(games.iter().copied(), a, b)?;
+            Ok(PairPentanomial {
+                agents: [names[a].clone(), names[b].clone()],
+                pairs: paired.pentanomial.pairs(),
+                incomplete_pairs: paired.incomplete_pairs,
+                pentanomial: paired.pentanomial,
+                elo: paired.pentanomial.elo(),
+                margin: mean_with_ci(&paired_margins(games.iter().copied(), a, b)),
+            })
+        })
+        .collect()
 }
 
 /// The summary's pentanomial section as text, one line per pairing, for
