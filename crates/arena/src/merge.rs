@@ -30,6 +30,7 @@ use crate::log::{OutputDir, LOCK_FILE};
 use crate::moves::MoveTable;
 use crate::record::{timeless_json, GameRecord, RecordMismatch};
 use crate::report::Summary;
+use crate::runner::Arena;
 use crate::schedule::{ScheduledGame, Shard};
 use crate::tournament::{write_results, Prepared, TournamentError};
 
@@ -407,66 +408,16 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<ShardSet, MergeError> {
     let mut repeated = Vec::new();
     let mut first: Option<(FolderIdentity, ShardFolder)> = None;
     for dir in dirs {
-        let shown = dir.display().to_string();
         let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
         if seen.contains(&canonical) {
             repeated.push(dir.clone());
             continue;
         }
         seen.push(canonical);
-        if !dir.is_dir() {
-            return Err(MergeError::NotATournament { path: shown });
-        }
-        let Some(identity) = read_identity(dir)? else {
-            return Err(MergeError::NotATournament { path: shown });
-        };
-        let Some(stamp) = identity.stamp.clone() else {
-            return Err(MergeError::NotAShard { path: shown });
-        };
-        if let Some(pid) = lock_holder(dir) {
-            return Err(MergeError::InUse { path: shown, pid });
-        }
-        let shard = stamp.shard().expect("read_identity checks the stamp");
-        let folder = ShardFolder {
-            path: dir.clone(),
-            shard,
-            label: read_json(&dir.join(crate::folder::IDENTITY_FILE))?,
-        };
+        let (identity, folder) = read_shard_folder(dir)?;
         match &first {
             None => first = Some((identity, folder.clone())),
-            Some((reference, first_folder)) => {
-                let differs = |what: String| MergeError::DifferentTournament {
-                    path: shown.clone(),
-                    first: first_folder.path.display().to_string(),
-                    what,
-                };
-                if identity.tournament != reference.tournament {
-                    return Err(differs(first_difference(
-                        &reference.tournament,
-                        &identity.tournament,
-                    )));
-                }
-                let first_stamp = reference.stamp.as_ref().expect("the first is a shard");
-                if stamp.count != first_stamp.count {
-                    return Err(MergeError::DifferentCount {
-                        path: shown,
-                        shard,
-                        first: first_folder.path.display().to_string(),
-                        first_shard: first_folder.shard,
-                    });
-                }
-                if stamp.ratings_anchor != first_stamp.ratings_anchor {
-                    let show = |a: &Option<String>| {
-                        a.as_ref()
-                            .map_or("none (mean 0)".to_string(), |n| format!("'{n}'"))
-                    };
-                    return Err(differs(format!(
-                        "the rating anchor differs: {} there, {} here",
-                        show(&first_stamp.ratings_anchor),
-                        show(&stamp.ratings_anchor)
-                    )));
-                }
-            }
+            Some(first) => check_same_split(first, &identity, &folder)?,
         }
         folders.push(folder);
     }
@@ -481,6 +432,79 @@ pub fn open_shards(dirs: &[PathBuf]) -> Result<ShardSet, MergeError> {
         folders,
         repeated,
     })
+}
+
+/// The identity and label of shard folder `dir`.
+///
+/// # Errors
+/// When `dir` is not a tournament's folder or not a shard's, a run is
+/// writing it, or its label cannot be read.
+fn read_shard_folder(dir: &Path) -> Result<(FolderIdentity, ShardFolder), MergeError> {
+    let shown = dir.display().to_string();
+    if !dir.is_dir() {
+        return Err(MergeError::NotATournament { path: shown });
+    }
+    let Some(identity) = read_identity(dir)? else {
+        return Err(MergeError::NotATournament { path: shown });
+    };
+    let Some(stamp) = identity.stamp.clone() else {
+        return Err(MergeError::NotAShard { path: shown });
+    };
+    if let Some(pid) = lock_holder(dir) {
+        return Err(MergeError::InUse { path: shown, pid });
+    }
+    let shard = stamp.shard().expect("read_identity checks the stamp");
+    let folder = ShardFolder {
+        path: dir.to_path_buf(),
+        shard,
+        label: read_json(&dir.join(crate::folder::IDENTITY_FILE))?,
+    };
+    Ok((identity, folder))
+}
+
+/// Checks that `folder` (whose identity is `identity`) holds a shard of the
+/// same tournament as the `first` folder, split into as many shards, with
+/// the same rating anchor: only such shards merge into one tournament.
+fn check_same_split(
+    first: &(FolderIdentity, ShardFolder),
+    identity: &FolderIdentity,
+    folder: &ShardFolder,
+) -> Result<(), MergeError> {
+    let (reference, first_folder) = first;
+    let shown = folder.path.display().to_string();
+    let stamp = identity.stamp.as_ref().expect("read_shard_folder checks");
+    let differs = |what: String| MergeError::DifferentTournament {
+        path: shown.clone(),
+        first: first_folder.path.display().to_string(),
+        what,
+    };
+    if identity.tournament != reference.tournament {
+        return Err(differs(first_difference(
+            &reference.tournament,
+            &identity.tournament,
+        )));
+    }
+    let first_stamp = reference.stamp.as_ref().expect("the first is a shard");
+    if stamp.count != first_stamp.count {
+        return Err(MergeError::DifferentCount {
+            path: shown,
+            shard: folder.shard,
+            first: first_folder.path.display().to_string(),
+            first_shard: first_folder.shard,
+        });
+    }
+    if stamp.ratings_anchor != first_stamp.ratings_anchor {
+        let show = |a: &Option<String>| {
+            a.as_ref()
+                .map_or("none (mean 0)".to_string(), |n| format!("'{n}'"))
+        };
+        return Err(differs(format!(
+            "the rating anchor differs: {} there, {} here",
+            show(&first_stamp.ratings_anchor),
+            show(&stamp.ratings_anchor)
+        )));
+    }
+    Ok(())
 }
 
 /// The games of a merge, one per planned game found, and what is wrong
@@ -557,6 +581,42 @@ impl ShardSet {
         earlier: Option<(&Path, Vec<GameRecord>)>,
     ) -> Result<Merged, MergeError> {
         let planned = schedule.len() as u64;
+        let Gathered {
+            games,
+            duplicate_games,
+            already_there,
+        } = self.gather(schedule, check, earlier)?;
+        let (absent, duplicate_shards) = self.shard_coverage(planned);
+        let missing = (0..planned).filter(|id| !games.contains_key(id)).collect();
+        Ok(Merged {
+            records: games.into_values().map(|(r, _)| r).collect(),
+            gaps: Gaps {
+                planned,
+                missing,
+                absent,
+                folders: self
+                    .folders
+                    .iter()
+                    .map(|f| (f.shard, f.path.clone()))
+                    .collect(),
+            },
+            duplicate_shards,
+            duplicate_games,
+            already_there,
+        })
+    }
+
+    /// Reads the `earlier` games and then every folder's (as
+    /// [`ShardSet::collect`] says), each game once.
+    ///
+    /// # Errors
+    /// As [`ShardSet::collect`].
+    fn gather(
+        &self,
+        schedule: &[ScheduledGame],
+        check: &dyn Fn(&ScheduledGame, &GameRecord) -> Result<(), RecordMismatch>,
+        earlier: Option<(&Path, Vec<GameRecord>)>,
+    ) -> Result<Gathered, MergeError> {
         // Each game with the folder it came from (index into `sources`).
         let mut games: BTreeMap<u64, (GameRecord, usize)> = BTreeMap::new();
         let mut sources: Vec<PathBuf> = Vec::new();
@@ -605,7 +665,17 @@ impl ShardSet {
         }
         duplicate_games.sort_unstable();
         duplicate_games.dedup();
+        Ok(Gathered {
+            games,
+            duplicate_games,
+            already_there,
+        })
+    }
 
+    /// Which of the tournament's `planned` games' shards no folder gives
+    /// (only shards with games count), and which more than one folder
+    /// gives, with those folders.
+    fn shard_coverage(&self, planned: u64) -> (Vec<Shard>, Vec<(Shard, Vec<PathBuf>)>) {
         let mut by_shard: BTreeMap<u64, Vec<PathBuf>> = BTreeMap::new();
         for f in &self.folders {
             by_shard
@@ -627,24 +697,18 @@ impl ShardSet {
                 )
             })
             .collect();
-        let missing = (0..planned).filter(|id| !games.contains_key(id)).collect();
-        Ok(Merged {
-            records: games.into_values().map(|(r, _)| r).collect(),
-            gaps: Gaps {
-                planned,
-                missing,
-                absent,
-                folders: self
-                    .folders
-                    .iter()
-                    .map(|f| (f.shard, f.path.clone()))
-                    .collect(),
-            },
-            duplicate_shards,
-            duplicate_games,
-            already_there,
-        })
+        (absent, duplicate_shards)
     }
+}
+
+/// The games a merge found, before the gaps are counted.
+struct Gathered {
+    /// Each game, with the index of the folder it came from.
+    games: BTreeMap<u64, (GameRecord, usize)>,
+    /// As [`Merged::duplicate_games`].
+    duplicate_games: Vec<u64>,
+    /// As [`Merged::already_there`].
+    already_there: u64,
 }
 
 /// What differs between two records of one game, their timings aside
@@ -785,7 +849,62 @@ pub fn merge_shards<G: Game>(
         identity,
     } = prepared;
     let label = identity.to_value();
-    if label != *set.tournament() {
+    check_merge_target(source, &label, output)?;
+    let created = !output.exists();
+    let out = OutputDir::claim(output).map_err(MergeError::Merged)?;
+    let check = |planned: &_, record: &_| arena.check_record(planned, record);
+    let collected = read_folder(output, &label, plan, None, &check)
+        .map_err(MergeError::Merged)
+        .and_then(|earlier| set.collect(plan, &check, Some((output, earlier))))
+        .and_then(|merged| match merged.incomplete() {
+            Some(e) if !allow_partial => Err(e),
+            _ => Ok(merged),
+        });
+    let merged = match collected {
+        Ok(merged) => merged,
+        Err(e) => {
+            if created {
+                remove_new_folder(out, output);
+            }
+            return Err(e);
+        }
+    };
+    let (log, _) = GameLog::open(out, &label, plan, &check).map_err(MergeError::Merged)?;
+    let _out = log.finish(&merged.records).map_err(MergeError::Merged)?;
+    let complete = merged.gaps.is_empty();
+    let summary = if complete {
+        Some(write_merged_results(
+            source,
+            arena,
+            &merged.records,
+            output,
+            plan.len() as u64,
+        )?)
+    } else {
+        None
+    };
+    Ok(MergeOutcome {
+        games: merged.records.len() as u64,
+        planned: plan.len() as u64,
+        already_there: merged.already_there,
+        repeated: set.repeated().to_vec(),
+        duplicate_shards: merged.duplicate_shards,
+        duplicate_games: merged.duplicate_games,
+        gaps: (!complete).then_some(merged.gaps),
+        summary,
+    })
+}
+
+/// Refuses to merge `source` into `output` where the merged folder would
+/// not be what a single run writes: the shards' tournament is not `label`,
+/// the one this version prepares, or `output` is one of the shard folders.
+fn check_merge_target(
+    source: &MergeSource,
+    label: &Value,
+    output: &Path,
+) -> Result<(), MergeError> {
+    let set = &source.set;
+    if *label != *set.tournament() {
         // The merged folder must be what a single run writes: refuse
         // labels this version would not write for the same tournament.
         return Err(MergeError::BadTournament {
@@ -805,63 +924,46 @@ pub fn merge_shards<G: Game>(
             path: f.path.display().to_string(),
         });
     }
-    let created = !output.exists();
-    let out = OutputDir::claim(output).map_err(MergeError::Merged)?;
-    let check = |planned: &_, record: &_| arena.check_record(planned, record);
-    let collected = read_folder(output, &label, plan, None, &check)
-        .map_err(MergeError::Merged)
-        .and_then(|earlier| set.collect(plan, &check, Some((output, earlier))))
-        .and_then(|merged| match merged.incomplete() {
-            Some(e) if !allow_partial => Err(e),
-            _ => Ok(merged),
-        });
-    let merged = match collected {
-        Ok(merged) => merged,
-        Err(e) => {
-            if created {
-                // Leave no empty folder behind a refused merge.
-                let lock = out.path().join(LOCK_FILE);
-                drop(out);
-                let _ = std::fs::remove_file(lock);
-                let _ = std::fs::remove_dir(output);
-            }
-            return Err(e);
-        }
-    };
-    let (log, _) = GameLog::open(out, &label, plan, &check).map_err(MergeError::Merged)?;
-    let _out = log.finish(&merged.records).map_err(MergeError::Merged)?;
-    let complete = merged.gaps.is_empty();
-    let summary = if complete {
-        let mut moves = MoveTable::default();
-        for r in &merged.records {
-            moves.add(arena.game, r);
-        }
-        Some(
-            write_results(
-                output,
-                &source.config,
-                &arena.players.names,
-                &arena.players.specs,
-                &source.spec.to_string(),
-                &merged.records,
-                &moves,
-                plan.len() as u64,
-            )
-            .map_err(|e| MergeError::Results(Box::new(e)))?,
-        )
-    } else {
-        None
-    };
-    Ok(MergeOutcome {
-        games: merged.records.len() as u64,
-        planned: plan.len() as u64,
-        already_there: merged.already_there,
-        repeated: set.repeated().to_vec(),
-        duplicate_shards: merged.duplicate_shards,
-        duplicate_games: merged.duplicate_games,
-        gaps: (!complete).then_some(merged.gaps),
-        summary,
-    })
+    Ok(())
+}
+
+/// Leaves no empty folder behind a refused merge: releases `out`'s lock
+/// and removes `output`, which the merge created (only if it is empty).
+fn remove_new_folder(out: OutputDir, output: &Path) {
+    let lock = out.path().join(LOCK_FILE);
+    drop(out);
+    let _ = std::fs::remove_file(lock);
+    let _ = std::fs::remove_dir(output);
+}
+
+/// Rates the complete merged `records` (of `planned` games, played in
+/// `arena`) and writes the results into `output` as a single run of
+/// `source`'s tournament writes them.
+///
+/// # Errors
+/// [`MergeError::Results`].
+fn write_merged_results<G: Game>(
+    source: &MergeSource,
+    arena: &Arena<'_, G>,
+    records: &[GameRecord],
+    output: &Path,
+    planned: u64,
+) -> Result<Summary, MergeError> {
+    let mut moves = MoveTable::default();
+    for r in records {
+        moves.add(arena.game, r);
+    }
+    write_results(
+        output,
+        &source.config,
+        &arena.players.names,
+        &arena.players.specs,
+        &source.spec.to_string(),
+        records,
+        &moves,
+        planned,
+    )
+    .map_err(|e| MergeError::Results(Box::new(e)))
 }
 
 #[cfg(test)]
