@@ -114,51 +114,20 @@ impl MatchSummary {
         seed: u64,
         records: &[GameRecord],
     ) -> Result<MatchSummary, StatsError> {
-        let mut a = Wdl::default();
-        let mut first = Wdl::default();
-        let mut margins = Vec::new();
-        let mut forfeits = 0;
-        let mut time_losses = [0u64; 2];
-        let mut errors = Vec::new();
-        for r in records {
-            a.record(score_of_first_agent(r))?;
-            first.record(r.first_seat_score())?;
-            let error = || GameError {
-                game: r.id,
-                error: r.error.clone(),
-            };
-            if let Some(loser) = r.time_loser() {
-                time_losses[r.seats[loser]] += 1;
-                errors.push(error());
-            } else if r.is_forfeit() {
-                forfeits += 1;
-                errors.push(error());
-            } else {
-                margins.push(f64::from(if r.seats[0] == 0 {
-                    r.margin
-                } else {
-                    -r.margin
-                }));
-            }
-        }
+        let MatchTally {
+            a,
+            first,
+            margins,
+            forfeits,
+            time_losses,
+            errors,
+        } = MatchTally::new(records)?;
         let PairedResults {
             pentanomial,
             incomplete_pairs,
         } = paired_results(records, 0, 1)?;
-        // The interval comes from the pairs' mean margins, the independent
-        // observations (the two games of an opening are not); with no whole
-        // pair, the games' mean is given with no interval.
         let pair_margins = paired_margins(records, 0, 1);
-        let margin: Option<MeanCi> = if pair_margins.is_empty() {
-            mean_with_ci(&margins).map(|m| MeanCi {
-                lo: f64::NEG_INFINITY,
-                hi: f64::INFINITY,
-                stderr: f64::INFINITY,
-                ..m
-            })
-        } else {
-            mean_with_ci(&pair_margins)
-        };
+        let margin = mean_margin(&margins, &pair_margins);
         let elo = a.elo();
         let pair_elo = pentanomial.elo();
         let interval = |e: &EloEstimate| (e.lo, e.hi);
@@ -185,11 +154,7 @@ impl MatchSummary {
             a_margin_pairs: pair_margins.len(),
             forfeits,
             adjudicated: records.iter().filter(|r| r.end == ADJUDICATED).count(),
-            mean_plies: if records.is_empty() {
-                0.0
-            } else {
-                records.iter().map(|r| f64::from(r.plies)).sum::<f64>() / records.len() as f64
-            },
+            mean_plies: mean_plies(records),
             time_losses,
             errors,
             sprt: None,
@@ -202,6 +167,84 @@ impl MatchSummary {
             sprt: Some(SprtSummary { status, max_games }),
             ..self
         }
+    }
+}
+
+/// What a match's games add up to, game by game.
+struct MatchTally {
+    /// A's results.
+    a: Wdl,
+    /// The first player's results.
+    first: Wdl,
+    /// A's margin in each game not forfeited.
+    margins: Vec<f64>,
+    /// Games forfeited other than on time.
+    forfeits: u64,
+    /// Games lost on time, by A and by B.
+    time_losses: [u64; 2],
+    /// Why each forfeited game (on time or not) was lost.
+    errors: Vec<GameError>,
+}
+
+impl MatchTally {
+    /// Sums `records` (agent 0 is A).
+    fn new(records: &[GameRecord]) -> Result<MatchTally, StatsError> {
+        let mut tally = MatchTally {
+            a: Wdl::default(),
+            first: Wdl::default(),
+            margins: Vec::new(),
+            forfeits: 0,
+            time_losses: [0u64; 2],
+            errors: Vec::new(),
+        };
+        for r in records {
+            tally.a.record(score_of_first_agent(r))?;
+            tally.first.record(r.first_seat_score())?;
+            let error = || GameError {
+                game: r.id,
+                error: r.error.clone(),
+            };
+            if let Some(loser) = r.time_loser() {
+                tally.time_losses[r.seats[loser]] += 1;
+                tally.errors.push(error());
+            } else if r.is_forfeit() {
+                tally.forfeits += 1;
+                tally.errors.push(error());
+            } else {
+                tally.margins.push(f64::from(if r.seats[0] == 0 {
+                    r.margin
+                } else {
+                    -r.margin
+                }));
+            }
+        }
+        Ok(tally)
+    }
+}
+
+/// A's mean margin over the games' `margins`, with its interval from the
+/// pairs' mean margins (`pair_margins`), the independent observations (the
+/// two games of an opening are not); with no whole pair, the games' mean
+/// is given with no interval.
+fn mean_margin(margins: &[f64], pair_margins: &[f64]) -> Option<MeanCi> {
+    if pair_margins.is_empty() {
+        mean_with_ci(margins).map(|m| MeanCi {
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            stderr: f64::INFINITY,
+            ..m
+        })
+    } else {
+        mean_with_ci(pair_margins)
+    }
+}
+
+/// The mean plies a game of `records` (0 for none).
+fn mean_plies(records: &[GameRecord]) -> f64 {
+    if records.is_empty() {
+        0.0
+    } else {
+        records.iter().map(|r| f64::from(r.plies)).sum::<f64>() / records.len() as f64
     }
 }
 
