@@ -340,7 +340,9 @@ async function testAnimationLabels(page) {
     window.__seen = { names: new Set(), notices: new Set() };
     const svg = document.getElementById('play-board');
     new MutationObserver(() => {
-      if (document.getElementById('view-play').dataset.busy !== '1') return;
+      // Frames of a sowing only (a lit pit): while an agent thinks about its
+      // extra turn, the notice saying it has one is right to stay.
+      if (document.getElementById('view-play').dataset.busy !== '1' || !svg.querySelector('.cell.lit, .cell.from')) return;
       svg.querySelectorAll('text.who').forEach((t) => window.__seen.names.add(t.textContent));
       window.__seen.notices.add(document.getElementById('notice').textContent);
     }).observe(svg, { childList: true, subtree: true });
@@ -474,6 +476,19 @@ async function testResults(page) {
     const f = await frameEl.contentFrame();
     return f && (await f.$('h1')) && (await f.textContent('h1')).includes('tiny');
   }, 'the report in its frame');
+  // The theme button reaches the report: its frame shows the page's theme.
+  for (let k = 0; k < 2; k++) {
+    await page.click('#theme');
+    const theme = await page.getAttribute('html', 'data-theme');
+    await until(async () => {
+      const f = await frameEl.contentFrame();
+      if (!f || !(await f.$('h1'))) return false;
+      const bg = await f.$eval('body', (b) => getComputedStyle(b).backgroundColor);
+      const sum = /rgba?\((\d+), (\d+), (\d+)/.exec(bg).slice(1).reduce((a, b) => a + +b, 0);
+      return (sum < 300) === (theme === 'dark');
+    }, `the report frame in the ${theme} theme`);
+  }
+  await page.evaluate(() => { localStorage.removeItem('mancala.theme'); delete document.documentElement.dataset.theme; });
   // The games list, and the filters against the API.
   await page.waitForSelector('[data-testid="game-0"]');
   const all = await api('/api/results/games?path=tiny&limit=500');

@@ -11,7 +11,7 @@ use crate::svg::{self, escape};
 /// `muted`, `grid`...), whose rules [`svg::style_rules`] adds once for all
 /// charts. Colours are GitHub's light and dark palettes, the same as the
 /// charts', so that charts sit on the page without a visible box.
-const PAGE_STYLE: &str = "\
+pub(crate) const PAGE_STYLE: &str = "\
 :root { color-scheme: light dark; }
 body { margin: 0; background: #ffffff; color: #1f2328; font: 15px/1.5 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 .page { max-width: 1200px; margin: 0 auto; padding: 24px 20px 48px; }

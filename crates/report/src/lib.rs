@@ -260,6 +260,34 @@ pub fn html_page(dir: &Path) -> Result<String> {
     Ok(html::page(&build(dir)?, &folder_name(dir)))
 }
 
+/// A colour theme a report can be shown in, whatever the reader's system
+/// prefers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    /// The light palette.
+    Light,
+    /// The dark palette.
+    Dark,
+}
+
+/// The media query that picks the dark palette of a report (its page
+/// style and every chart's).
+const DARK_QUERY: &str = "@media (prefers-color-scheme: dark)";
+
+/// `page` (a report from [`html_page`]) always in `theme`: its dark palette
+/// applied always, or never, instead of when the system prefers it. A
+/// framed report cannot be told the theme its page chose otherwise (a
+/// frame's own preference is the system's).
+pub fn with_theme(page: &str, theme: Theme) -> String {
+    page.replace(
+        DARK_QUERY,
+        match theme {
+            Theme::Dark => "@media all",
+            Theme::Light => "@media not all",
+        },
+    )
+}
+
 /// Writes the report of `dir` in `format` to `out`; returns the files written.
 ///
 /// # Errors
@@ -323,4 +351,35 @@ pub fn write_default_report(dir: &Path) -> Result<PathBuf> {
     let out = dir.join("report.html");
     write_report(dir, &out, ReportFormat::Html)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod theme_tests {
+    use super::*;
+
+    #[test]
+    fn a_theme_replaces_every_dark_query_of_the_page_and_its_charts() {
+        // The page's own style and a chart's, as the report writes them.
+        let page = format!(
+            "<style>{}</style><svg>{}</svg>",
+            html::PAGE_STYLE,
+            svg::STYLE
+        );
+        assert_eq!(
+            page.matches(DARK_QUERY).count(),
+            2,
+            "the styles no longer say {DARK_QUERY}"
+        );
+        let dark = with_theme(&page, Theme::Dark);
+        let light = with_theme(&page, Theme::Light);
+        assert!(!dark.contains("prefers-color-scheme") && !light.contains("prefers-color-scheme"));
+        assert_eq!(
+            dark.matches("@media all").count(),
+            page.matches(DARK_QUERY).count()
+        );
+        assert_eq!(
+            light.matches("@media not all").count(),
+            page.matches(DARK_QUERY).count()
+        );
+    }
 }

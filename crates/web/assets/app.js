@@ -970,7 +970,8 @@ function openFolder(f) {
   $('viewer').hidden = true;
   $('r-folder').hidden = false;
   $('r-title').textContent = `${f.path} (${(f.kinds || [f.kind]).join(', ')})`;
-  $('r-report').src = `/api/results/report?path=${encodeURIComponent(f.path)}`;
+  $('r-report').dataset.path = f.path;
+  showReport();
   const tour = (f.kinds || [f.kind]).includes('tournament');
   $('r-games-box').hidden = !tour;
   for (const id of ['r-agent', 'r-end']) $(id).replaceChildren(h('option', { value: '', text: 'any' }));
@@ -1167,6 +1168,15 @@ function onKey(ev) {
 function effectiveTheme() {
   return document.documentElement.dataset.theme || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
 }
+// The report in its frame, in the page's theme when one was chosen (a
+// framed page follows only the system's preference).
+function showReport() {
+  const frame = $('r-report'), path = frame.dataset.path;
+  if (!path) return;
+  const theme = document.documentElement.dataset.theme;
+  frame.src = `/api/results/report?path=${encodeURIComponent(path)}${theme ? `&theme=${theme}` : ''}`;
+}
+
 function themeLabel() {
   const t = effectiveTheme();
   $('theme').textContent = t === 'dark' ? 'Light theme' : 'Dark theme';
@@ -1182,6 +1192,7 @@ function initPrefs() {
     document.documentElement.dataset.theme = next;
     save('mancala.theme', next);
     themeLabel();
+    showReport();
   });
   $('animate').checked = load('mancala.animate') !== '0';
   $('animate').addEventListener('change', () => save('mancala.animate', $('animate').checked ? '1' : '0'));

@@ -605,12 +605,6 @@ async fn results_list(State(app): State<Arc<App>>) -> Result<Json<serde_json::Va
     })))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FolderQuery {
-    path: String,
-}
-
 /// A folder's report, a page for the app's frame. A refusal is a page for
 /// the frame too, with the refusal's status: sent as the API's JSON it was
 /// blocked by the page policy's `frame-ancestors 'none'`, and the user saw
@@ -632,18 +626,43 @@ async fn results_report(State(app): State<Arc<App>>, uri: Uri) -> Response {
         .into_response()
 }
 
+/// A report's folder and, when the page chose one, its theme.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportQuery {
+    path: String,
+    /// `light` or `dark`: the page's theme button, which a frame cannot
+    /// otherwise follow. Without it the report follows the system.
+    theme: Option<String>,
+}
+
 async fn report_page(app: &Arc<App>, uri: &Uri) -> Result<String, ApiError> {
-    let q: FolderQuery = query(uri)?;
+    let q: ReportQuery = query(uri)?;
+    let theme = match q.theme.as_deref() {
+        None => None,
+        Some("light") => Some(mancala_report::Theme::Light),
+        Some("dark") => Some(mancala_report::Theme::Dark),
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "theme: '{}' is neither light nor dark",
+                mancala_core::spec::truncate_input(other)
+            )))
+        }
+    };
     let dir = app.root()?.folder(&q.path)?;
     // The report names the files it reads by their full path: shown to the
     // client, the folder is the path it asked for, nothing of the server's
     // own disk.
     let full = dir.display().to_string();
-    read_results(app, move || {
+    let page = read_results(app, move || {
         mancala_report::html_page(&dir)
             .map_err(|e| ApiError::Unprocessable(e.to_string().replace(&full, &q.path)))
     })
-    .await
+    .await?;
+    Ok(match theme {
+        Some(theme) => mancala_report::with_theme(&page, theme),
+        None => page,
+    })
 }
 
 /// A page that says why there is no report, in the report's frame.

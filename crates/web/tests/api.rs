@@ -781,6 +781,21 @@ fn results_are_listed_reported_filtered_and_replayed() {
         get(&server, "/api/results/report?path=runs/nested").status,
         200
     );
+    // In the page's theme when it asks: the dark palette always, or never.
+    assert!(report.body.contains("prefers-color-scheme: dark"));
+    let dark = get(&server, "/api/results/report?path=small&theme=dark");
+    assert_eq!(dark.status, 200);
+    assert!(!dark.body.contains("prefers-color-scheme") && dark.body.contains("@media all"));
+    let light = get(&server, "/api/results/report?path=small&theme=light");
+    assert!(!light.body.contains("prefers-color-scheme") && light.body.contains("@media not all"));
+    let odd = get(&server, "/api/results/report?path=small&theme=sepia");
+    assert_eq!(odd.status, 400);
+    assert!(
+        odd.body
+            .contains("theme: &#39;sepia&#39; is neither light nor dark"),
+        "{}",
+        odd.body
+    );
 
     let records: Vec<Value> = std::fs::read_to_string(fixture().join("games.jsonl"))
         .unwrap()
