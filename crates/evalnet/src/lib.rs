@@ -626,29 +626,13 @@ impl ValueNet {
         meta.insert("buckets".into(), self.inputs.buckets.to_string());
         meta.insert("observation".into(), self.inputs.observation.to_string());
         let n = self.layers.len();
-        let mut bytes: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
-        for (k, layer) in self.layers.iter().enumerate() {
-            let name = layer_name(k, n);
-            bytes.push((
-                format!("{name}.weight"),
-                vec![layer.outputs, layer.inputs],
-                le_bytes(&layer.weight),
-            ));
-            bytes.push((
-                format!("{name}.bias"),
-                vec![layer.outputs],
-                le_bytes(&layer.bias),
-            ));
-        }
-        let views: Vec<(String, TensorView<'_>)> = bytes
+        let named: Vec<(String, &Layer)> = self
+            .layers
             .iter()
-            .map(|(name, shape, data)| {
-                let view = TensorView::new(Dtype::F32, shape.clone(), data)
-                    .expect("a layer's bytes fit its shape");
-                (name.clone(), view)
-            })
+            .enumerate()
+            .map(|(k, layer)| (layer_name(k, n), layer))
             .collect();
-        safetensors::serialize(views, &Some(meta)).expect("f32 tensors serialize")
+        layers_file(&named, meta)
     }
 
     /// Writes the network to `path`.
@@ -656,11 +640,43 @@ impl ValueNet {
     /// # Errors
     /// [`EvalNetError::Io`].
     pub fn save(&self, path: &Path) -> Result<(), EvalNetError> {
-        std::fs::write(path, self.to_bytes()).map_err(|source| EvalNetError::Io {
-            path: path.display().to_string(),
-            source,
-        })
+        write_file(path, &self.to_bytes())
     }
+}
+
+/// The bytes of a safetensors file of `layers` (each layer `name` as the
+/// `F32` tensors `{name}.weight` and `{name}.bias`) with `meta`.
+pub(crate) fn layers_file(layers: &[(String, &Layer)], meta: HashMap<String, String>) -> Vec<u8> {
+    let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = layers
+        .iter()
+        .flat_map(|(name, l)| {
+            [
+                (
+                    format!("{name}.weight"),
+                    vec![l.outputs, l.inputs],
+                    le_bytes(&l.weight),
+                ),
+                (format!("{name}.bias"), vec![l.outputs], le_bytes(&l.bias)),
+            ]
+        })
+        .collect();
+    let views: Vec<(String, TensorView<'_>)> = bytes
+        .iter()
+        .map(|(name, shape, data)| {
+            let view = TensorView::new(Dtype::F32, shape.clone(), data)
+                .expect("a layer's bytes fit its shape");
+            (name.clone(), view)
+        })
+        .collect();
+    safetensors::serialize(views, &Some(meta)).expect("f32 tensors serialize")
+}
+
+/// Writes a network file.
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), EvalNetError> {
+    std::fs::write(path, bytes).map_err(|source| EvalNetError::Io {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 impl fmt::Display for ValueNet {

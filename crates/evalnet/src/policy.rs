@@ -37,10 +37,11 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use mancala_core::Game;
-use safetensors::tensor::TensorView;
-use safetensors::{Dtype, SafeTensors};
+use safetensors::SafeTensors;
 
-use crate::{le_bytes, read_bounded, read_tensor, relu, EvalNetError, Layer, MAX_WIDTH};
+use crate::{
+    layers_file, read_bounded, read_tensor, relu, write_file, EvalNetError, Layer, MAX_WIDTH,
+};
 
 /// The `format` metadata of a policy–value network file.
 pub const POLICY_FORMAT: &str = "mancala-pvnet-1";
@@ -301,28 +302,7 @@ impl PolicyValueNet {
         layers.push(("policy".into(), &self.policy));
         layers.push(("value_hidden".into(), &self.value_hidden));
         layers.push(("value".into(), &self.value));
-        let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = layers
-            .into_iter()
-            .flat_map(|(name, l)| {
-                [
-                    (
-                        format!("{name}.weight"),
-                        vec![l.outputs, l.inputs],
-                        le_bytes(&l.weight),
-                    ),
-                    (format!("{name}.bias"), vec![l.outputs], le_bytes(&l.bias)),
-                ]
-            })
-            .collect();
-        let views: Vec<(String, TensorView<'_>)> = bytes
-            .iter()
-            .map(|(name, shape, data)| {
-                let view = TensorView::new(Dtype::F32, shape.clone(), data)
-                    .expect("a layer's bytes fit its shape");
-                (name.clone(), view)
-            })
-            .collect();
-        safetensors::serialize(views, &Some(meta)).expect("f32 tensors serialize")
+        layers_file(&layers, meta)
     }
 
     /// Writes the network to `path`.
@@ -330,10 +310,7 @@ impl PolicyValueNet {
     /// # Errors
     /// [`EvalNetError::Io`].
     pub fn save(&self, path: &Path) -> Result<(), EvalNetError> {
-        std::fs::write(path, self.to_bytes()).map_err(|source| EvalNetError::Io {
-            path: path.display().to_string(),
-            source,
-        })
+        write_file(path, &self.to_bytes())
     }
 }
 
@@ -480,7 +457,10 @@ fn check_layer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::le_bytes;
     use mancala_core::KalahRules;
+    use safetensors::tensor::TensorView;
+    use safetensors::Dtype;
 
     /// A layer whose weights follow a pattern (no two alike), scaled.
     fn layer(inputs: usize, outputs: usize, scale: f32) -> Layer {
