@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use mancala_arena::GameRecord;
-use mancala_core::{with_game, Game, GameSpec, Move, Player};
+use mancala_core::{with_game, Game, GameSpec, Move, Outcome, Player, Setup};
 use serde_json::json;
 
 use crate::bad_input;
@@ -192,13 +192,36 @@ fn move_notes(record: &GameRecord, ply: usize) -> Option<String> {
     Some(parts.join(", "))
 }
 
+/// One replay: the game, what was asked, and, for a game of a results
+/// folder (`--from`), its record and annotations, which add to each move's
+/// lines.
+struct Replay<'a, G: Game> {
+    game: &'a G,
+    args: &'a ReplayArgs,
+    record: Option<&'a GameRecord>,
+    notes: Option<&'a GameNotes>,
+}
+
+/// A move as played: its number from 1, who made it, and what it was.
+#[derive(Clone, Copy)]
+struct Played {
+    ply: usize,
+    mover: Player,
+    mv: Move,
+}
+
 fn replay_game<G: Game>(
     game: &G,
     args: &ReplayArgs,
     record: Option<&GameRecord>,
     notes: Option<&GameNotes>,
 ) -> Result<()> {
-    let note_of = |ply: usize| notes.and_then(|n| n.moves.iter().find(|m| m.ply as usize == ply));
+    let replay = Replay {
+        game,
+        args,
+        record,
+        notes,
+    };
     let mut state = match record {
         Some(r) => r
             .start_state(game)
@@ -207,118 +230,164 @@ fn replay_game<G: Game>(
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    if let (Some(r), false) = (record, args.json) {
-        writeln!(
-            out,
-            "game {} of {}: {} (seat 0) against {} (seat 1), seed {}",
-            r.id, r.game, r.players[0], r.players[1], r.seed
-        )?;
-        if let Some(start) = &r.start {
-            writeln!(out, "from the position {start}")?;
-        }
-        if !r.opening_moves.is_empty() {
-            writeln!(out, "opening: {}", r.opening_moves)?;
-        }
-    }
     if !args.json {
-        writeln!(out, "{}", game.setup(&state))?;
-        write!(out, "{}", render(&game.setup(&state), None))?;
+        replay.write_header(&mut out, &state)?;
     }
-    let moves = match record {
-        Some(r) => r.moves.as_str(),
-        None => args.moves.as_deref().unwrap_or(""),
-    };
-    let words = moves
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty());
-    for (k, word) in words.enumerate() {
-        let ply = k + 1;
+    for (k, word) in replay.move_words().enumerate() {
+        let played = replay.play(&mut state, k + 1, word)?;
+        if args.json {
+            writeln!(out, "{}", replay.json_line(&state, played)?)?;
+        } else {
+            replay.write_move(&mut out, &state, played)?;
+        }
+    }
+    replay.write_end(&mut out, &state)
+}
+
+impl<G: Game> Replay<'_, G> {
+    /// What `mancala annotate` said of the move at `ply`, if anything.
+    fn note_of(&self, ply: usize) -> Option<&MoveNote> {
+        self.notes
+            .and_then(|n| n.moves.iter().find(|m| m.ply as usize == ply))
+    }
+
+    /// The text header: who played the logged game and how it began, then
+    /// the start position.
+    fn write_header(&self, out: &mut impl Write, state: &G::State) -> Result<()> {
+        if let Some(r) = self.record {
+            writeln!(
+                out,
+                "game {} of {}: {} (seat 0) against {} (seat 1), seed {}",
+                r.id, r.game, r.players[0], r.players[1], r.seed
+            )?;
+            if let Some(start) = &r.start {
+                writeln!(out, "from the position {start}")?;
+            }
+            if !r.opening_moves.is_empty() {
+                writeln!(out, "opening: {}", r.opening_moves)?;
+            }
+        }
+        writeln!(out, "{}", self.game.setup(state))?;
+        write!(out, "{}", render(&self.game.setup(state), None))?;
+        Ok(())
+    }
+
+    /// The moves to replay, the record's or `--moves`', one word each.
+    fn move_words(&self) -> impl Iterator<Item = &str> {
+        let moves = match self.record {
+            Some(r) => r.moves.as_str(),
+            None => self.args.moves.as_deref().unwrap_or(""),
+        };
+        moves
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+    }
+
+    /// Plays `word` as move number `ply`; a word that is no move, a move
+    /// after the end, a pit off the board or an illegal move is the user's
+    /// error.
+    fn play(&self, state: &mut G::State, ply: usize, word: &str) -> Result<Played> {
+        let game = self.game;
         let mv = Move::parse_human(word).map_err(|e| bad_input(format!("move {ply}: {e}")))?;
         let mover = game
-            .to_move(&state)
+            .to_move(state)
             .ok_or_else(|| bad_input(format!("move {ply} ({mv}): the game is already over")))?;
         if let Move::Pit(i) = mv {
             if i as usize >= game.pits() {
                 return Err(bad_input(format!(
                     "move {ply}: pit {mv} does not exist on a board of {} pits; legal moves are {}",
                     game.pits(),
-                    game.legal_moves(&state).to_human()
+                    game.legal_moves(state).to_human()
                 )));
             }
         }
-        game.try_play(&mut state, mv)
+        game.try_play(state, mv)
             .map_err(|e| bad_input(format!("move {ply} by player {mover}: {e}")))?;
-        let setup = game.setup(&state);
-        if args.json {
-            let pit = match mv {
-                Move::Pit(i) => json!(i as usize + 1),
-                Move::Swap => json!("swap"),
+        Ok(Played { ply, mover, mv })
+    }
+
+    /// The `--json` line of a move: the board after it, and what the
+    /// record and the annotations say of it.
+    fn json_line(&self, state: &G::State, played: Played) -> Result<serde_json::Value> {
+        let setup = self.game.setup(state);
+        let legal: Vec<serde_json::Value> = self
+            .game
+            .legal_moves(state)
+            .into_iter()
+            .map(json_move)
+            .collect();
+        let mut line = json!({
+            "ply": played.ply,
+            "mover": played.mover.index(),
+            "pit": json_move(played.mv),
+            "board": setup.board(),
+            "to_move": setup.to_move.map(Player::index),
+            "legal": legal,
+        });
+        self.add_rounds(&mut line, &setup);
+        if let Some(r) = self.record {
+            add_recorded(&mut line, r, played)?;
+        }
+        if let Some(note) = self.note_of(played.ply) {
+            line["annotation"] = serde_json::to_value(note)?;
+        }
+        Ok(line)
+    }
+
+    /// Multi-round Congkak: the board keeps Kalah's layout (a burnt hole
+    /// reads 0); the burnt holes, by pit number from 1, and the round come
+    /// beside it.
+    fn add_rounds(&self, line: &mut serde_json::Value, setup: &Setup) {
+        if let Some(round) = setup.round {
+            let burnt = |p: Player| -> Vec<usize> {
+                (0..self.game.pits())
+                    .filter(|&i| setup.burnt[p] >> i & 1 == 1)
+                    .map(|i| i + 1)
+                    .collect()
             };
-            let legal: Vec<serde_json::Value> = game
-                .legal_moves(&state)
-                .into_iter()
-                .map(|m| match m {
-                    Move::Pit(i) => json!(i as usize + 1),
-                    Move::Swap => json!("swap"),
-                })
-                .collect();
-            let mut line = json!({
-                "ply": ply,
-                "mover": mover.index(),
-                "pit": pit,
-                "board": setup.board(),
-                "to_move": setup.to_move.map(Player::index),
-                "legal": legal,
-            });
-            // Multi-round Congkak: the board keeps Kalah's layout (a burnt
-            // hole reads 0); the burnt holes, by pit number from 1, and the
-            // round come beside it.
-            if let Some(round) = setup.round {
-                let burnt = |p: Player| -> Vec<usize> {
-                    (0..game.pits())
-                        .filter(|&i| setup.burnt[p] >> i & 1 == 1)
-                        .map(|i| i + 1)
-                        .collect()
-                };
-                line["burnt"] = json!([burnt(Player::ZERO), burnt(Player::ONE)]);
-                line["round"] = json!(round.number);
-                line["round_first"] = json!(round.first.index());
-            }
-            if let Some(r) = record {
-                if let Some(k) = r.timed_index(ply) {
-                    line["move_us"] = json!(r.move_us[k]);
-                    line["player"] = json!(r.players[mover.index()]);
-                    if let Some(c) = r.clock_ms.get(k) {
-                        line["clock_ms"] = json!(c);
-                    }
-                }
-                if let Some(s) = r.search.iter().find(|s| s.ply as usize == ply) {
-                    line["search"] = serde_json::to_value(s)?;
-                }
-            }
-            if let Some(note) = note_of(ply) {
-                line["annotation"] = serde_json::to_value(note)?;
-            }
-            writeln!(out, "{line}")?;
-        } else {
-            let who = match record {
-                Some(r) => format!("player {mover} ({})", r.players[mover.index()]),
-                None => format!("player {mover}"),
-            };
-            writeln!(out, "\nply {ply}: {who} plays {mv}   {setup}")?;
-            if let Some(notes) = record.and_then(|r| move_notes(r, ply)) {
-                writeln!(out, "  {notes}")?;
-            }
-            if let Some(note) = note_of(ply) {
-                writeln!(out, "  {}", judged(note))?;
-            }
-            write!(out, "{}", render(&setup, Some((mover, mv))))?;
+            line["burnt"] = json!([burnt(Player::ZERO), burnt(Player::ONE)]);
+            line["round"] = json!(round.number);
+            line["round_first"] = json!(round.first.index());
         }
     }
-    if let Some(outcome) = game.outcome(&state) {
+
+    /// The text of a move: who played what, the record's and the
+    /// annotations' notes, and the board after it.
+    fn write_move(&self, out: &mut impl Write, state: &G::State, played: Played) -> Result<()> {
+        let Played { ply, mover, mv } = played;
+        let setup = self.game.setup(state);
+        let who = match self.record {
+            Some(r) => format!("player {mover} ({})", r.players[mover.index()]),
+            None => format!("player {mover}"),
+        };
+        writeln!(out, "\nply {ply}: {who} plays {mv}   {setup}")?;
+        if let Some(notes) = self.record.and_then(|r| move_notes(r, ply)) {
+            writeln!(out, "  {notes}")?;
+        }
+        if let Some(note) = self.note_of(ply) {
+            writeln!(out, "  {}", judged(note))?;
+        }
+        write!(out, "{}", render(&setup, Some((mover, mv))))?;
+        Ok(())
+    }
+
+    /// How the game ended: by the rules, or, in a logged game, by a forfeit
+    /// or a flag; nothing for moves that stop before the end.
+    fn write_end(&self, out: &mut impl Write, state: &G::State) -> Result<()> {
+        if let Some(outcome) = self.game.outcome(state) {
+            self.write_outcome(out, &outcome)
+        } else if let Some(r) = self.record {
+            self.write_recorded_end(out, r)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The end by the rules: the scores, the winner and the margin.
+    fn write_outcome(&self, out: &mut impl Write, outcome: &Outcome) -> Result<()> {
         let scores = [outcome.scores[Player::ZERO], outcome.scores[Player::ONE]];
         let winner = outcome.winner().map(Player::index);
-        if args.json {
+        if self.args.json {
             writeln!(out, "{}", json!({"final_scores": scores, "winner": winner}))?;
         } else {
             let result = match winner {
@@ -334,10 +403,14 @@ fn replay_game<G: Game>(
                 outcome.margin()
             )?;
         }
-    } else if let Some(r) = record {
-        // A forfeit or a flag ended it before the rules did.
+        Ok(())
+    }
+
+    /// A forfeit or a flag ended it before the rules did: the record's
+    /// scores, winner and reason.
+    fn write_recorded_end(&self, out: &mut impl Write, r: &GameRecord) -> Result<()> {
         let winner = r.winner.map(usize::from);
-        if args.json {
+        if self.args.json {
             writeln!(
                 out,
                 "{}",
@@ -361,6 +434,30 @@ fn replay_game<G: Game>(
                 r.end, r.scores[0], r.scores[1],
             )?;
         }
+        Ok(())
+    }
+}
+
+/// A move in `--json`: its pit number from 1, or "swap".
+fn json_move(mv: Move) -> serde_json::Value {
+    match mv {
+        Move::Pit(i) => json!(i as usize + 1),
+        Move::Swap => json!("swap"),
+    }
+}
+
+/// What the record kept of a move, added to its `--json` line: its time,
+/// the mover's name and clock, and the agent's search.
+fn add_recorded(line: &mut serde_json::Value, r: &GameRecord, played: Played) -> Result<()> {
+    if let Some(k) = r.timed_index(played.ply) {
+        line["move_us"] = json!(r.move_us[k]);
+        line["player"] = json!(r.players[played.mover.index()]);
+        if let Some(c) = r.clock_ms.get(k) {
+            line["clock_ms"] = json!(c);
+        }
+    }
+    if let Some(s) = r.search.iter().find(|s| s.ply as usize == played.ply) {
+        line["search"] = serde_json::to_value(s)?;
     }
     Ok(())
 }
