@@ -121,7 +121,32 @@ pub fn run(args: &MatchArgs) -> Result<()> {
                 .map_err(|e| bad_input(format!("--sprt: {e}")))
         })
         .transpose()?;
-    let games = args.games.unwrap_or(if sprt.is_some() {
+    let games = games_to_play(args, sprt.is_some())?;
+    let spec = args
+        .game
+        .parse::<GameSpec>()
+        .map_err(|e| bad_input(format!("--game: {e}")))?;
+    let entrants = Entrants::parse(args, &spec)?;
+    let (time_control, time_margin) = parse_clock(args)?;
+    if !args.json {
+        let mut all = vec![entrants.a.clone()];
+        all.extend(entrants.opponents.iter().cloned());
+        crate::clock_notes(&all, time_control.as_ref());
+    }
+    let plan = MatchPlan {
+        games,
+        sprt,
+        time_control,
+        time_margin,
+        args,
+    };
+    with_game!(&spec, game => play_gauntlet(game, &spec, &entrants, &plan))
+}
+
+/// `--games`, or its default (larger with an SPRT), checked: at most
+/// [`MAX_GAMES`], and even with an SPRT; an odd number gets a note.
+fn games_to_play(args: &MatchArgs, sprt: bool) -> Result<u64> {
+    let games = args.games.unwrap_or(if sprt {
         DEFAULT_SPRT_GAMES
     } else {
         DEFAULT_GAMES
@@ -132,7 +157,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
              runs or shards goes further)"
         )));
     }
-    if sprt.is_some() && games % 2 == 1 {
+    if sprt && games % 2 == 1 {
         return Err(bad_input(format!(
             "--games must be even with --sprt (the test counts pairs of games), not {games}"
         )));
@@ -140,24 +165,41 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     if games % 2 == 1 && !args.json {
         eprintln!("note: with an odd number of games, agent A moves first once more than agent B");
     }
-    let spec = args
-        .game
-        .parse::<GameSpec>()
-        .map_err(|e| bad_input(format!("--game: {e}")))?;
-    let a = AnyAgentSpec::parse(&args.a).map_err(|e| bad_input(format!("agent A: {e}")))?;
-    // Every spec is checked before the first game of a gauntlet.
-    let opponents = args
-        .opponents
-        .iter()
-        .map(|b| {
-            AnyAgentSpec::parse(b)
-                .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(b))))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    with_game!(&spec, game => opponents.iter().zip(&args.opponents).try_for_each(|(b, text)| {
-        b.check(game)
-            .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(text))))
-    }))?;
+    Ok(games)
+}
+
+/// Agent A and its opponents, one match each.
+struct Entrants {
+    a: AnyAgentSpec,
+    opponents: Vec<AnyAgentSpec>,
+}
+
+impl Entrants {
+    /// The agent specs of `args`, every one parsed, and the opponents
+    /// checked against the game, before the first game of a gauntlet.
+    fn parse(args: &MatchArgs, spec: &GameSpec) -> Result<Entrants> {
+        let a = AnyAgentSpec::parse(&args.a).map_err(|e| bad_input(format!("agent A: {e}")))?;
+        let opponents = args
+            .opponents
+            .iter()
+            .map(|b| {
+                AnyAgentSpec::parse(b)
+                    .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(b))))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        with_game!(spec, game => opponents.iter().zip(&args.opponents).try_for_each(|(b, text)| {
+            b.check(game)
+                .map_err(|e| bad_input(format!("agent B ({}): {e}", truncate_input(text))))
+        }))?;
+        Ok(Entrants { a, opponents })
+    }
+}
+
+/// `--tc` and `--time-margin` (which needs a clock to apply to, and has a
+/// default).
+fn parse_clock(
+    args: &MatchArgs,
+) -> Result<(Option<mancala_agents::TimeControl>, std::time::Duration)> {
     let time_control = match &args.tc {
         Some(text) => {
             mancala_agents::TimeControl::parse(text).map_err(|e| bad_input(format!("--tc: {e}")))?
@@ -173,43 +215,39 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         Some(t) => mancala_agents::parse_duration("--time-margin", t).map_err(bad_input)?,
         None => mancala_arena::DEFAULT_TIME_MARGIN,
     };
-    if !args.json {
-        let mut all = vec![a.clone()];
-        all.extend(opponents.iter().cloned());
-        crate::clock_notes(&all, time_control.as_ref());
-    }
-    let plan = MatchPlan {
-        games,
-        sprt,
-        time_control,
-        time_margin,
-        args,
+    Ok((time_control, time_margin))
+}
+
+/// Agent A's match against each opponent in turn, with one adjudicator
+/// (and its database, loaded once) for every match of a gauntlet.
+fn play_gauntlet<G: mancala_solver::Solvable>(
+    game: &G,
+    spec: &GameSpec,
+    entrants: &Entrants,
+    plan: &MatchPlan<'_>,
+) -> Result<()> {
+    let args = plan.args;
+    let adjudication = mancala_arena::config::AdjudicationConfig {
+        exact: args.adjudicate == Some(Adjudicate::Exact),
+        exact_nodes: args.exact_nodes,
+        db_seeds: None,
     };
-    with_game!(&spec, game => {
-        // One adjudicator (and its database, loaded once) for every match
-        // of a gauntlet.
-        let adjudication = mancala_arena::config::AdjudicationConfig {
-            exact: args.adjudicate == Some(Adjudicate::Exact),
-            exact_nodes: args.exact_nodes,
-            db_seeds: None,
-        };
-        let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
-            game,
-            &adjudication,
-            crate::solve_cmd::default_db_dir().as_deref(),
-            &crate::progress::AnalysisProgress::new(args.json),
-        )
-        .map_err(|e| bad_input(format!("--adjudicate: {e}")))?;
-        if let (Some(a), false) = (&adjudicator, args.json) {
-            eprintln!("{}", a.describe());
-        }
-        let adjudicator = adjudicator.as_ref().map(|a| a as &dyn Adjudicator<_>);
-        for b in &opponents {
-            let agents = [a.clone(), b.clone()];
-            play_match(game, &spec.to_string(), &agents, &plan, adjudicator)?;
-        }
-        Ok(())
-    })
+    let adjudicator = mancala_analysis::adjudication::exact_adjudicator(
+        game,
+        &adjudication,
+        crate::solve_cmd::default_db_dir().as_deref(),
+        &crate::progress::AnalysisProgress::new(args.json),
+    )
+    .map_err(|e| bad_input(format!("--adjudicate: {e}")))?;
+    if let (Some(a), false) = (&adjudicator, args.json) {
+        eprintln!("{}", a.describe());
+    }
+    let adjudicator = adjudicator.as_ref().map(|a| a as &dyn Adjudicator<_>);
+    for b in &entrants.opponents {
+        let agents = [entrants.a.clone(), b.clone()];
+        play_match(game, &spec.to_string(), &agents, plan, adjudicator)?;
+    }
+    Ok(())
 }
 
 /// What to play: the checked arguments.
@@ -389,24 +427,7 @@ fn print_summary(s: &MatchSummary, names: &[String], sprt: Option<(&Sprt, usize)
         names[0], names[1], s.game, s.games
     );
     if let Some((sprt, cap)) = sprt {
-        let spec = sprt.spec();
-        let outcome = match sprt.decision() {
-            SprtDecision::Continue if s.games >= cap => {
-                format!("no decision within --games {cap}")
-            }
-            SprtDecision::Continue => "no decision (interrupted)".to_string(),
-            decision => decision.to_string(),
-        };
-        println!(
-            "  SPRT {spec} (logistic Elo of {} over {}): {outcome} after {} pairs, \
-             LLR {:.2} [{:.2}, {:.2}]",
-            names[0],
-            names[1],
-            sprt.pentanomial().pairs(),
-            sprt.llr(),
-            spec.lower_bound(),
-            spec.upper_bound()
-        );
+        print_sprt(s, names, sprt, cap);
     }
     println!(
         "  {}: {} wins, {} draws, {} losses   score {:.1}%",
@@ -425,6 +446,45 @@ fn print_summary(s: &MatchSummary, names: &[String], sprt: Option<(&Sprt, usize)
             100.0 * s.los
         );
     }
+    print_pairs(s, names);
+    let first = &s.first_player_wdl;
+    println!(
+        "  first player: {} wins, {} draws, {} losses   score {:.1}%",
+        first.wins,
+        first.draws,
+        first.losses,
+        100.0 * s.first_player_score.unwrap_or(0.0)
+    );
+    print_margin(s, names);
+    print_endings(s, names);
+}
+
+/// The SPRT's line: its hypotheses, its decision (or why there is none),
+/// and its log-likelihood ratio against the bounds.
+fn print_sprt(s: &MatchSummary, names: &[String], sprt: &Sprt, cap: usize) {
+    let spec = sprt.spec();
+    let outcome = match sprt.decision() {
+        SprtDecision::Continue if s.games >= cap => {
+            format!("no decision within --games {cap}")
+        }
+        SprtDecision::Continue => "no decision (interrupted)".to_string(),
+        decision => decision.to_string(),
+    };
+    println!(
+        "  SPRT {spec} (logistic Elo of {} over {}): {outcome} after {} pairs, \
+         LLR {:.2} [{:.2}, {:.2}]",
+        names[0],
+        names[1],
+        sprt.pentanomial().pairs(),
+        sprt.llr(),
+        spec.lower_bound(),
+        spec.upper_bound()
+    );
+}
+
+/// The pairs of games (each opening with seats swapped): their pentanomial
+/// counts and the Elo difference they give.
+fn print_pairs(s: &MatchSummary, names: &[String]) {
     let p = &s.pentanomial;
     if p.pairs() > 0 {
         let [ll, ld, mid, wd, ww] = p.counts();
@@ -445,14 +505,11 @@ fn print_summary(s: &MatchSummary, names: &[String], sprt: Option<(&Sprt, usize)
             signed(hi)
         );
     }
-    let first = &s.first_player_wdl;
-    println!(
-        "  first player: {} wins, {} draws, {} losses   score {:.1}%",
-        first.wins,
-        first.draws,
-        first.losses,
-        100.0 * s.first_player_score.unwrap_or(0.0)
-    );
+}
+
+/// Agent A's mean margin in seeds, with its interval where two whole pairs
+/// give one.
+fn print_margin(s: &MatchSummary, names: &[String]) {
     if let (Some(mean), Some((lo, hi))) = (s.a_mean_margin, s.a_mean_margin_95) {
         if hi.is_finite() {
             println!(
@@ -467,6 +524,11 @@ fn print_summary(s: &MatchSummary, names: &[String], sprt: Option<(&Sprt, usize)
             );
         }
     }
+}
+
+/// Games that did not end by the rules: adjudicated, forfeited, or lost on
+/// time; nothing when there were none.
+fn print_endings(s: &MatchSummary, names: &[String]) {
     if s.adjudicated > 0 {
         println!(
             "  adjudicated: {} games ended with their exact result; {:.1} plies a game",
