@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use mancala_analysis::eval_training::{train_eval, EvalTrainingOptions};
+use mancala_analysis::eval_training::{train_eval, EvalTrainingOptions, TrainingData};
 use mancala_analysis::labels::PHASE_SEEDS;
-use mancala_evalnet::TrainOptions;
+use mancala_evalnet::{TrainOptions, ValueNet};
 
 use crate::analyze::cli_error;
 use crate::bad_input;
@@ -93,6 +93,39 @@ fn read_positions(path: &Path, into: &mut HashSet<String>) -> Result<()> {
 
 /// `mancala train-eval`.
 pub fn run(args: &TrainEvalArgs) -> Result<()> {
+    check_args(args)?;
+    let options = training_options(args)?;
+    let (net, data, log) = train_logged(&options)?;
+    let summary = data_summary(&data);
+    eprintln!("{summary}");
+    let labels: Vec<String> = args
+        .labels
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let net = net
+        .with_metadata("trained_on", &labels.join(" "))
+        .with_metadata("data", &summary)
+        .with_metadata("command", &std::env::args().collect::<Vec<_>>().join(" "));
+    let log_path = save(&net, &log, &args.out)?;
+    println!(
+        "{} ({}, {} multiply-adds an evaluation) -> {}; log {}",
+        net,
+        net.hidden()
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join("x"),
+        net.cost(),
+        args.out.display(),
+        log_path.display()
+    );
+    Ok(())
+}
+
+/// The user's errors found before any work: a step size out of range, or a
+/// `--labels` folder that `analyze labels` did not write.
+fn check_args(args: &TrainEvalArgs) -> Result<()> {
     if !(args.learning_rate.is_finite() && args.learning_rate > 0.0 && args.learning_rate <= 1.0) {
         return Err(bad_input(format!(
             "--lr {}: a step size above 0 and at most 1",
@@ -110,11 +143,17 @@ pub fn run(args: &TrainEvalArgs) -> Result<()> {
             )));
         }
     }
+    Ok(())
+}
+
+/// The training's options from the arguments, with the positions of the
+/// `--exclude` files read.
+fn training_options(args: &TrainEvalArgs) -> Result<EvalTrainingOptions> {
     let mut exclude = HashSet::new();
     for path in &args.exclude {
         read_positions(path, &mut exclude).map_err(bad_input)?;
     }
-    let options = EvalTrainingOptions {
+    Ok(EvalTrainingOptions {
         labels: args.labels.clone(),
         exclude,
         buckets: args.buckets as usize,
@@ -127,10 +166,15 @@ pub fn run(args: &TrainEvalArgs) -> Result<()> {
             seed: args.seed,
             ..TrainOptions::default()
         },
-    };
+    })
+}
+
+/// Trains, reporting each epoch on stderr; returns the network, the data
+/// it saw and the training log (CSV).
+fn train_logged(options: &EvalTrainingOptions) -> Result<(ValueNet, TrainingData, String)> {
     let mut log = String::from("epoch,train_rmse,validation_rmse,validation_mae,seconds\n");
     let t0 = std::time::Instant::now();
-    let (net, data) = train_eval(&options, &mut |r| {
+    let (net, data) = train_eval(options, &mut |r| {
         let seconds = t0.elapsed().as_secs_f64();
         eprintln!(
             "epoch {:>3}: train {:.3} seeds, validation {:.3} (mean absolute {:.3}), {seconds:.1} s",
@@ -143,6 +187,13 @@ pub fn run(args: &TrainEvalArgs) -> Result<()> {
         );
     })
     .map_err(cli_error)?;
+    Ok((net, data, log))
+}
+
+/// One line on the examples: games, positions, the split, what was left
+/// out, and the examples by seeds in the pits (also kept in the network's
+/// metadata).
+fn data_summary(data: &TrainingData) -> String {
     let phases: Vec<String> = data
         .by_phase
         .iter()
@@ -155,7 +206,7 @@ pub fn run(args: &TrainEvalArgs) -> Result<()> {
             )
         })
         .collect();
-    let summary = format!(
+    format!(
         "{} games, {} positions ({} unsettled); {} examples for training, {} for validation; \
          {} left out as listed, {} repeats; examples by seeds in the pits: {}",
         data.games,
@@ -166,35 +217,17 @@ pub fn run(args: &TrainEvalArgs) -> Result<()> {
         data.excluded,
         data.repeated,
         phases.join(", ")
-    );
-    eprintln!("{summary}");
-    let labels: Vec<String> = args
-        .labels
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let net = net
-        .with_metadata("trained_on", &labels.join(" "))
-        .with_metadata("data", &summary)
-        .with_metadata("command", &std::env::args().collect::<Vec<_>>().join(" "));
+    )
+}
+
+/// Writes the network to `out` and the log beside it (`.csv`); returns
+/// the log's path.
+fn save(net: &ValueNet, log: &str, out: &Path) -> Result<PathBuf> {
     // Written whole, then renamed: a stop leaves the old file or the new.
-    let partial = args.out.with_extension("safetensors.partial");
+    let partial = out.with_extension("safetensors.partial");
     net.save(&partial).map_err(bad_input)?;
-    std::fs::rename(&partial, &args.out)
-        .with_context(|| format!("writing {}", args.out.display()))?;
-    let log_path = args.out.with_extension("csv");
+    std::fs::rename(&partial, out).with_context(|| format!("writing {}", out.display()))?;
+    let log_path = out.with_extension("csv");
     std::fs::write(&log_path, log).with_context(|| format!("writing {}", log_path.display()))?;
-    println!(
-        "{} ({}, {} multiply-adds an evaluation) -> {}; log {}",
-        net,
-        net.hidden()
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join("x"),
-        net.cost(),
-        args.out.display(),
-        log_path.display()
-    );
-    Ok(())
+    Ok(log_path)
 }
