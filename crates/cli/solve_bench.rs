@@ -61,6 +61,45 @@ struct Row {
 
 /// `mancala solve --bench [GAME ...]`.
 pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
+    let all = parse_games(games)?;
+    let bench = Bench {
+        args,
+        threads: args.threads(),
+        stop: StopCondition {
+            deadline: None,
+            cancel: Some(crate::stop_flag()),
+            clock: None,
+        },
+    };
+    let mut rows = Vec::new();
+    if !args.json() {
+        println!("| game | value | published | value: time | value: nodes | every move: time | every move: nodes | database | threads |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+    }
+    for rules in all {
+        let row = bench.measure(rules)?;
+        if !args.json() {
+            print_row(&row);
+        }
+        if row.published.is_some_and(|p| p != row.value) {
+            anyhow::bail!(
+                "{}: the solver found {:+}, the published value is {:+}",
+                row.game,
+                row.value,
+                row.published.unwrap_or_default()
+            );
+        }
+        rows.push(row);
+    }
+    if args.json() {
+        println!("{}", serde_json::to_string(&rows)?);
+    }
+    Ok(())
+}
+
+/// The games to benchmark, [`DEFAULT_GAMES`] when none are named; all
+/// Kalah, all parsed before the first is solved.
+fn parse_games(games: &[String]) -> Result<Vec<KalahRules>> {
     let games: Vec<String> = if games.is_empty() {
         DEFAULT_GAMES.iter().map(|g| g.to_string()).collect()
     } else {
@@ -79,23 +118,23 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
         };
         all.push(rules);
     }
-    let threads = args.threads();
-    let stop = StopCondition {
-        deadline: None,
-        cancel: Some(crate::stop_flag()),
-        clock: None,
-    };
-    let interrupted = |e| match e {
-        mancala_solver::SolveError::Stopped => anyhow::Error::new(crate::Interrupted),
-        e => e.into(),
-    };
-    let mut rows = Vec::new();
-    if !args.json() {
-        println!("| game | value | published | value: time | value: nodes | every move: time | every move: nodes | database | threads |");
-        println!("|---|---|---|---|---|---|---|---|---|");
-    }
-    for rules in all {
-        let options = args.options(&rules)?;
+    Ok(all)
+}
+
+/// What every benchmarked game shares: the arguments, the threads and the
+/// stop (Ctrl-C).
+struct Bench<'a> {
+    args: &'a SolveArgs,
+    threads: usize,
+    stop: StopCondition<'a>,
+}
+
+impl Bench<'_> {
+    /// Solves the start of `rules`, then every first move, timing each and
+    /// counting nodes.
+    fn measure(&self, rules: KalahRules) -> Result<Row> {
+        let threads = self.threads;
+        let options = self.args.options(&rules)?;
         if let Some(note) = crate::solve_cmd::database_note(&rules, &options, threads) {
             eprintln!("{rules}: {note}");
         }
@@ -110,15 +149,15 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
         let start = rules.start();
         let t0 = Instant::now();
         let value = solver
-            .value_with_threads(&start, threads, stop)
+            .value_with_threads(&start, threads, self.stop)
             .map_err(interrupted)?;
         let value_seconds = t0.elapsed().as_secs_f64();
         let value_nodes = solver.nodes();
         let t1 = Instant::now();
         let moves = solver
-            .move_values(&start, threads, stop)
+            .move_values(&start, threads, self.stop)
             .map_err(interrupted)?;
-        let row = Row {
+        Ok(Row {
             game: rules.to_string(),
             value,
             published: published(&rules),
@@ -130,29 +169,37 @@ pub fn run(args: &SolveArgs, games: &[String]) -> Result<()> {
             endgame_seeds: options.endgame_seeds,
             endgame_seconds: solver.database_seconds(),
             threads,
-        };
-        if !args.json() {
-            let check = match row.published {
-                Some(p) if p == value => format!("{p:+} (agrees)"),
-                Some(p) => format!("{p:+} (DISAGREES)"),
-                None => "-".into(),
-            };
-            println!(
-                "| {} | {:+} | {check} | {:.2} s | {} | {:.2} s | {} | {} seeds, {:.1} s | {threads} |",
-                row.game, value, row.value_seconds, row.value_nodes, row.moves_seconds, row.moves_nodes, row.endgame_seeds, row.endgame_seconds
-            );
-        }
-        if row.published.is_some_and(|p| p != value) {
-            anyhow::bail!(
-                "{}: the solver found {value:+}, the published value is {:+}",
-                row.game,
-                row.published.unwrap_or_default()
-            );
-        }
-        rows.push(row);
+        })
     }
-    if args.json() {
-        println!("{}", serde_json::to_string(&rows)?);
+}
+
+/// A stopped solve is an interruption (the exit status says so); other
+/// errors stay as they are.
+fn interrupted(e: mancala_solver::SolveError) -> anyhow::Error {
+    match e {
+        mancala_solver::SolveError::Stopped => anyhow::Error::new(crate::Interrupted),
+        e => e.into(),
     }
-    Ok(())
+}
+
+/// `row` as a line of the Markdown table, with the published value checked.
+fn print_row(row: &Row) {
+    let value = row.value;
+    let threads = row.threads;
+    let check = match row.published {
+        Some(p) if p == value => format!("{p:+} (agrees)"),
+        Some(p) => format!("{p:+} (DISAGREES)"),
+        None => "-".into(),
+    };
+    println!(
+        "| {} | {:+} | {check} | {:.2} s | {} | {:.2} s | {} | {} seeds, {:.1} s | {threads} |",
+        row.game,
+        value,
+        row.value_seconds,
+        row.value_nodes,
+        row.moves_seconds,
+        row.moves_nodes,
+        row.endgame_seeds,
+        row.endgame_seconds
+    );
 }
