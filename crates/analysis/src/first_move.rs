@@ -716,171 +716,65 @@ pub fn run(
     observer: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<FirstMove> {
-    let most = mancala_arena::config::MAX_GAMES.min(u64::from(u32::MAX));
-    if args.games == 0 || args.games > most {
-        return Err(bad_input(format!(
-            "--games must be between 1 and {most} (per cell)"
-        )));
-    }
+    check_games(args.games)?;
     let budget = parse_budget(&args.budget)?;
     check_db_seeds(args.db_seeds)?;
     let grid = grid(&args.game, &args.pits, &args.seeds, &args.rules)?;
     let (game_name, rule_sets, boards) = (grid.game, grid.rule_sets, grid.boards);
-    let agents = ladder(&args.agents)?;
-    let names: Vec<String> = agents.iter().map(ToString::to_string).collect();
-    // Plain `perfect` plays from the board's own solver (see CellAgent).
-    let board_perfect: Vec<bool> = agents
-        .iter()
-        .map(|a| matches!(a, AnyAgentSpec::Perfect(p) if *p == PerfectSpec::default()))
-        .collect();
-    let (playable, unplayable) = playable_cells(&boards, &agents)?;
-    let options = options_record(&game_name, args, &boards, &rule_sets, &names);
+    let ladder = Ladder::of(&args.agents)?;
+    let (playable, unplayable) = playable_cells(&boards, &ladder.agents)?;
+    let options = options_record(&game_name, args, &boards, &rule_sets, &ladder.names);
     // Compared as JSON values with the saved file, which may come from an
     // older version with other keys.
     let record = serde_json::to_value(&options).expect("the options serialise");
+    // Held (with the folder's lock) to the end of the run.
     let opened = open_output(&args.out, &record)?;
-    let mut rows = opened.rows;
-    let csv_path = args.out.join(CSV_NAME);
-    let exact_path = args.out.join(EXACT_NAME);
-    let mut exacts = BTreeMap::new();
-    if opened.resumed {
+    let exacts = if opened.resumed {
         let checked = resume::Grid {
             game: &game_name,
             boards: &boards,
-            agents: &names,
+            agents: &ladder.names,
             playable: &playable,
             games: args.games,
             seed: args.seed,
         };
-        resume::check_exacts(&checked, &exact_path, &opened.exacts)?;
-        exacts = opened
-            .exacts
-            .iter()
-            .map(|e| (e.spec.clone(), e.clone()))
-            .collect();
-        resume::check_rows(&checked, &csv_path, &rows, &exacts)?;
-        // What was read, without a row a crash cut short: new rows are
-        // appended after whole ones.
-        resume::rewrite(&exact_path, &opened.exacts)?;
-        resume::rewrite(&csv_path, &rows)?;
-    }
-    let done: BTreeSet<(String, String)> = rows
-        .iter()
-        .map(|r| (r.spec.clone(), r.agent.clone()))
-        .collect();
-    if !done.is_empty() {
-        observer.resumed(done.len(), exacts.len());
-    }
-    let csv = Appender { path: csv_path };
-    let exact_csv = Appender {
-        path: exact_path.clone(),
+        resume_earlier(&checked, &args.out, &opened)?
+    } else {
+        BTreeMap::new()
     };
+    let mut work = Work {
+        args,
+        budget,
+        observer,
+        stop,
+        game_name: &game_name,
+        ladder: &ladder,
+        exact_path: args.out.join(EXACT_NAME),
+        csv: Appender {
+            path: args.out.join(CSV_NAME),
+        },
+        exact_csv: Appender {
+            path: args.out.join(EXACT_NAME),
+        },
+        exacts,
+        rows: opened.rows,
+        position: 0,
+        skipped_perfect: Vec::new(),
+    };
+    let plan = work.plan(&boards, &playable);
+    let interrupted = work.play_all(&plan)?;
+    let Work {
+        exacts,
+        mut rows,
+        skipped_perfect,
+        ..
+    } = work;
 
-    // Board by board: the exact value (saved as soon as known), then the
-    // cells still to play, one after another, each one's games in
-    // parallel; a cell's row is written when its last game ends.
-    let plan: Vec<(&Board, Vec<usize>)> = boards
-        .iter()
-        .map(|b| {
-            let left = (0..agents.len())
-                .filter(|&i| playable[&(i, b.key.as_str())])
-                .filter(|&i| !done.contains(&(b.key.clone(), names[i].clone())))
-                .collect();
-            (b, left)
-        })
-        .collect();
-    let total: u64 = plan.iter().map(|(_, l)| l.len() as u64).sum::<u64>() * args.games;
-    observer.start(total, "games");
-    let mut position = 0u64;
-    let mut skipped_perfect = Vec::new();
-    let mut interrupted = false;
-    'boards: for (b, left) in &plan {
-        let mut solver = None;
-        if !exacts.contains_key(&b.key) {
-            let (e, s) = exact_value(b, budget, args, observer, stop)?;
-            observer.solved(&e);
-            exact_csv.append(&e)?;
-            exacts.insert(b.key.clone(), e);
-            solver = s;
-        }
-        let exact = &exacts[&b.key];
-        if solver.is_none() && exact.is_solved() && left.iter().any(|&i| board_perfect[i]) {
-            // Resumed: the value is known but the table is gone; solve
-            // again for `perfect` (it fitted the budget before), and check
-            // the saved value before any cell of the board is played.
-            let (again, s) = exact_value(b, budget, args, observer, stop)?;
-            let answer = |e: &Exact| (e.value, e.move_values.clone(), e.best_moves.clone());
-            if again.is_solved() && answer(&again) != answer(exact) {
-                return Err(AnalysisError::Damaged {
-                    path: exact_path.clone(),
-                    why: format!(
-                        "board {}: the saved value {} ('{}') is not the solver's {} ('{}'); \
-                         remove the board's rows, or the folder, and rerun",
-                        b.key,
-                        value_in_words(exact.value),
-                        exact.move_values,
-                        value_in_words(again.value),
-                        again.move_values
-                    ),
-                });
-            }
-            solver = s;
-        }
-        for &i in left {
-            let agent = if board_perfect[i] {
-                if !exact.is_solved() {
-                    skipped_perfect.push(b.key.clone());
-                    position += args.games;
-                    observer.skipped_to(position);
-                    continue;
-                }
-                match &solver {
-                    Some(s) => CellAgent::Solved(s),
-                    None => {
-                        skipped_perfect.push(b.key.clone());
-                        position += args.games;
-                        observer.skipped_to(position);
-                        continue;
-                    }
-                }
-            } else {
-                CellAgent::Spec(&agents[i])
-            };
-            let seed = derive_seed(args.seed, cell_seed(&b.key, &names[i]));
-            let t0 = Instant::now();
-            let cell = Cell {
-                spec: &b.key,
-                name: &names[i],
-                agent,
-                games: args.games,
-                seed,
-            };
-            let played =
-                with_game!(&b.spec, game => play_cell(game, &cell, args.threads, observer, stop))?;
-            let Some(records) = played else {
-                interrupted = true;
-                break 'boards;
-            };
-            position += args.games;
-            let row = summarise(
-                b,
-                &game_name,
-                &names[i],
-                exact,
-                &records,
-                seed,
-                t0.elapsed().as_secs_f64(),
-            )?;
-            csv.append(&row)?;
-            rows.push(row);
-        }
-    }
-
-    sort_in_grid_order(&mut rows, &boards, &names);
+    sort_in_grid_order(&mut rows, &boards, &ladder.names);
     let result = FirstMove {
         game: game_name,
         rule_sets,
-        agents: names,
+        agents: ladder.names,
         boards,
         exacts,
         rows,
@@ -891,6 +785,276 @@ pub fn run(
     };
     write_json(&args.out, &result)?;
     Ok(result)
+}
+
+/// Refuses a number of games per cell of 0 or past what a tournament plays.
+fn check_games(games: u64) -> Result<()> {
+    let most = mancala_arena::config::MAX_GAMES.min(u64::from(u32::MAX));
+    if games == 0 || games > most {
+        return Err(bad_input(format!(
+            "--games must be between 1 and {most} (per cell)"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks an earlier run's files in `out` against `grid`, then rewrites
+/// them as read, without a row a crash cut short (new rows are appended
+/// after whole ones); returns its exact values by board.
+fn resume_earlier(
+    grid: &resume::Grid<'_>,
+    out: &Path,
+    opened: &Opened,
+) -> Result<BTreeMap<String, Exact>> {
+    let csv_path = out.join(CSV_NAME);
+    let exact_path = out.join(EXACT_NAME);
+    resume::check_exacts(grid, &exact_path, &opened.exacts)?;
+    let exacts = opened
+        .exacts
+        .iter()
+        .map(|e| (e.spec.clone(), e.clone()))
+        .collect();
+    resume::check_rows(grid, &csv_path, &opened.rows, &exacts)?;
+    resume::rewrite(&exact_path, &opened.exacts)?;
+    resume::rewrite(&csv_path, &opened.rows)?;
+    Ok(exacts)
+}
+
+/// The agent ladder of a run, by index.
+struct Ladder {
+    /// The agents, weakest first.
+    agents: Vec<AnyAgentSpec>,
+    /// Their names (canonical specs).
+    names: Vec<String>,
+    /// Whether each is plain `perfect` (played from the board's solver).
+    board_perfect: Vec<bool>,
+}
+
+impl Ladder {
+    /// The ladder of `--agents` (see [`ladder`]).
+    fn of(texts: &[String]) -> Result<Ladder> {
+        let agents = ladder(texts)?;
+        let names = agents.iter().map(ToString::to_string).collect();
+        // Plain `perfect` plays from the board's own solver (see CellAgent).
+        let board_perfect = agents
+            .iter()
+            .map(|a| matches!(a, AnyAgentSpec::Perfect(p) if *p == PerfectSpec::default()))
+            .collect();
+        Ok(Ladder {
+            agents,
+            names,
+            board_perfect,
+        })
+    }
+}
+
+/// Each board with the agents still to play it: those that can, whose
+/// cell is not among the `done` ones of an earlier run.
+fn plan_cells<'b>(
+    boards: &'b [Board],
+    ladder: &Ladder,
+    playable: &HashMap<(usize, &str), bool>,
+    done: &BTreeSet<(String, String)>,
+) -> Vec<(&'b Board, Vec<usize>)> {
+    boards
+        .iter()
+        .map(|b| {
+            let left = (0..ladder.agents.len())
+                .filter(|&i| playable[&(i, b.key.as_str())])
+                .filter(|&i| !done.contains(&(b.key.clone(), ladder.names[i].clone())))
+                .collect();
+            (b, left)
+        })
+        .collect()
+}
+
+/// A run's work board by board: the exact value (saved as soon as known),
+/// then the cells still to play, one after another, each one's games in
+/// parallel; a cell's row is written when its last game ends.
+struct Work<'a> {
+    /// The run's options.
+    args: &'a FirstMoveOptions,
+    /// The solver's time per board (`None`: no exact values).
+    budget: Option<Duration>,
+    /// Told what the run does.
+    observer: &'a dyn Observer,
+    /// Raised to stop.
+    stop: &'a AtomicBool,
+    /// The game, as the rows name it.
+    game_name: &'a str,
+    /// The agents.
+    ladder: &'a Ladder,
+    /// The exact values' file (named in errors).
+    exact_path: PathBuf,
+    /// The cells' file.
+    csv: Appender,
+    /// The exact values' file, appended to.
+    exact_csv: Appender,
+    /// Exact values known so far, by board key.
+    exacts: BTreeMap<String, Exact>,
+    /// Rows finished so far (an earlier run's first).
+    rows: Vec<Row>,
+    /// Games played or skipped so far, for the observer.
+    position: u64,
+    /// Boards on which `perfect` did not play.
+    skipped_perfect: Vec<String>,
+}
+
+impl Work<'_> {
+    /// The cells still to play, board by board: those of `playable` not
+    /// already in the rows of an earlier run. Tells the observer what was
+    /// resumed and how many games are to come.
+    fn plan<'b>(
+        &self,
+        boards: &'b [Board],
+        playable: &HashMap<(usize, &str), bool>,
+    ) -> Vec<(&'b Board, Vec<usize>)> {
+        let done: BTreeSet<(String, String)> = self
+            .rows
+            .iter()
+            .map(|r| (r.spec.clone(), r.agent.clone()))
+            .collect();
+        if !done.is_empty() {
+            self.observer.resumed(done.len(), self.exacts.len());
+        }
+        let plan = plan_cells(boards, self.ladder, playable, &done);
+        let total: u64 = plan.iter().map(|(_, l)| l.len() as u64).sum::<u64>() * self.args.games;
+        self.observer.start(total, "games");
+        plan
+    }
+
+    /// Plays the boards of `plan` in order; `true` when the stop flag
+    /// ended the run before its end.
+    fn play_all(&mut self, plan: &[(&Board, Vec<usize>)]) -> Result<bool> {
+        for (b, left) in plan {
+            if !self.board(b, left)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Solves board `b` if need be and plays its cells `left`; `false`
+    /// when the stop flag ended a cell.
+    fn board(&mut self, b: &Board, left: &[usize]) -> Result<bool> {
+        let solver = self.board_solver(b, left)?;
+        for &i in left {
+            let Some(agent) = self.cell_agent(b, i, &solver) else {
+                continue;
+            };
+            if !self.play(b, i, agent)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The exact value of board `b`, solved (and saved) if not yet known,
+    /// and the solver for plain `perfect`, if one of `left` is it and the
+    /// board can be solved.
+    fn board_solver(&mut self, b: &Board, left: &[usize]) -> Result<Option<BoardSolver>> {
+        let (args, observer, stop) = (self.args, self.observer, self.stop);
+        let mut solver = None;
+        if !self.exacts.contains_key(&b.key) {
+            let (e, s) = exact_value(b, self.budget, args, observer, stop)?;
+            observer.solved(&e);
+            self.exact_csv.append(&e)?;
+            self.exacts.insert(b.key.clone(), e);
+            solver = s;
+        }
+        let exact = &self.exacts[&b.key];
+        let wants_perfect = left.iter().any(|&i| self.ladder.board_perfect[i]);
+        if solver.is_none() && exact.is_solved() && wants_perfect {
+            // Resumed: the value is known but the table is gone; solve
+            // again for `perfect` (it fitted the budget before), and check
+            // the saved value before any cell of the board is played.
+            let (again, s) = exact_value(b, self.budget, args, observer, stop)?;
+            self.check_again(b, exact, &again)?;
+            solver = s;
+        }
+        Ok(solver)
+    }
+
+    /// Refuses a saved exact value of board `b` that the solver, solving
+    /// `again`, does not find.
+    fn check_again(&self, b: &Board, exact: &Exact, again: &Exact) -> Result<()> {
+        let answer = |e: &Exact| (e.value, e.move_values.clone(), e.best_moves.clone());
+        if again.is_solved() && answer(again) != answer(exact) {
+            return Err(AnalysisError::Damaged {
+                path: self.exact_path.clone(),
+                why: format!(
+                    "board {}: the saved value {} ('{}') is not the solver's {} ('{}'); \
+                     remove the board's rows, or the folder, and rerun",
+                    b.key,
+                    value_in_words(exact.value),
+                    exact.move_values,
+                    value_in_words(again.value),
+                    again.move_values
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Who plays agent `i`'s cell on board `b`; `None` (the cell skipped
+    /// and counted as done) for plain `perfect` without a `solver`.
+    fn cell_agent<'s>(
+        &mut self,
+        b: &Board,
+        i: usize,
+        solver: &'s Option<BoardSolver>,
+    ) -> Option<CellAgent<'s>>
+    where
+        Self: 's,
+    {
+        let ladder = self.ladder;
+        if !ladder.board_perfect[i] {
+            return Some(CellAgent::Spec(&ladder.agents[i]));
+        }
+        match solver {
+            Some(s) if self.exacts[&b.key].is_solved() => Some(CellAgent::Solved(s)),
+            _ => {
+                self.skipped_perfect.push(b.key.clone());
+                self.position += self.args.games;
+                self.observer.skipped_to(self.position);
+                None
+            }
+        }
+    }
+
+    /// Plays agent `i`'s cell on board `b` and writes its row; `false`
+    /// when stopped (nothing written).
+    fn play(&mut self, b: &Board, i: usize, agent: CellAgent<'_>) -> Result<bool> {
+        let (args, observer, stop) = (self.args, self.observer, self.stop);
+        let name = &self.ladder.names[i];
+        let seed = derive_seed(args.seed, cell_seed(&b.key, name));
+        let t0 = Instant::now();
+        let cell = Cell {
+            spec: &b.key,
+            name,
+            agent,
+            games: args.games,
+            seed,
+        };
+        let played =
+            with_game!(&b.spec, game => play_cell(game, &cell, args.threads, observer, stop))?;
+        let Some(records) = played else {
+            return Ok(false);
+        };
+        self.position += args.games;
+        let row = summarise(
+            b,
+            self.game_name,
+            name,
+            &self.exacts[&b.key],
+            &records,
+            seed,
+            t0.elapsed().as_secs_f64(),
+        )?;
+        self.csv.append(&row)?;
+        self.rows.push(row);
+        Ok(true)
+    }
 }
 
 /// The agents of `--agents` (the default ladder when none is given),
