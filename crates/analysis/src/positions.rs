@@ -12,7 +12,7 @@ use mancala_agents::{derive_seed, StopCondition};
 use mancala_core::{Game, KalahRules, KalahState};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::positions::{Agreement, ExactPosition, ExactPositions};
-use mancala_solver::{Profile, Solvable};
+use mancala_solver::{ExactSolver, Profile, Solvable};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -99,93 +99,22 @@ pub fn exact_positions(
     stop: &AtomicBool,
 ) -> Result<MadePositions> {
     let rules = options.rules;
-    let texts: Vec<String> = if options.agents.is_empty() {
-        DEFAULT_SOURCES.iter().map(|s| s.to_string()).collect()
-    } else {
-        options.agents.clone()
-    };
-    let mut sources = Vec::new();
-    for t in &texts {
-        let a = AnyAgentSpec::parse(t).map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
-        a.check(&rules)
-            .map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
-        sources.push(a);
-    }
+    let sources = source_agents(options)?;
     let pool = crate::thread_pool(options.threads)?;
 
     // Positions: one from each seeded game, at a random ply after the opening.
     let t0 = Instant::now();
-    let play = |ids: std::ops::Range<u64>| -> Vec<Option<PickedPosition>> {
-        observer.start(ids.end - ids.start, "games");
-        let picked = pool.install(|| {
-            ids.collect::<Vec<u64>>()
-                .into_par_iter()
-                .with_max_len(1)
-                .map(|i| {
-                    if stop.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let p = pick_position(&rules, &sources, options, i);
-                    observer.step();
-                    p
-                })
-                .collect()
-        });
-        observer.finish();
-        picked
+    let picking = Picking {
+        options,
+        sources: &sources,
+        pool: &pool,
+        observer,
+        stop,
     };
-    let count = u64::from(options.count);
-    let most_games = if options.distinct {
-        count.saturating_mul(DISTINCT_GAMES_PER_POSITION)
-    } else {
-        count
-    };
-    let mut game_positions = std::collections::BTreeSet::new();
-    let mut states: Vec<(u32, KalahState)> = Vec::new();
-    let mut chosen_texts = std::collections::HashSet::new();
-    let mut played = 0u64;
-    while (states.len() as u64) < count && played < most_games {
-        // The games still wanted (twice the shortfall after the first
-        // round, as some of them repeat), by id in order: the same set at
-        // any thread count.
-        let wanted = if played == 0 {
-            count
-        } else {
-            2 * (count - states.len() as u64)
-        };
-        let ids = played..(played + wanted).min(most_games);
-        played = ids.end;
-        for (chosen, all) in play(ids).into_iter().flatten() {
-            if (states.len() as u64) == count
-                || (options.distinct && !chosen_texts.insert(rules.setup(&chosen.1).to_string()))
-            {
-                continue;
-            }
-            game_positions.extend(all.iter().map(|s| rules.setup(s).to_string()));
-            states.push(chosen);
-        }
-        if stop.load(Ordering::Relaxed) {
-            return Err(AnalysisError::Interrupted);
-        }
-        if !options.distinct {
-            break;
-        }
-    }
-    if states.is_empty() {
-        return Err(bad_input(format!(
-            "no game of {played} lasted past its opening of {} random moves (or its agents \
-             failed): no position to take",
-            options.opening_plies
-        )));
-    }
-    if options.distinct && (states.len() as u64) < count {
-        return Err(bad_input(format!(
-            "only {} distinct positions in {played} games ({DISTINCT_GAMES_PER_POSITION} a \
-             position asked): ask fewer, or draw the games from more varied agents or openings",
-            states.len()
-        )));
-    }
-    let game_positions: Vec<String> = game_positions.into_iter().collect();
+    let Picked {
+        states,
+        game_positions,
+    } = picking.pick()?;
     let games_seconds = t0.elapsed().as_secs_f64();
     if options.games_only {
         return Ok(MadePositions {
@@ -218,28 +147,7 @@ pub fn exact_positions(
         observer,
     )?;
     let t1 = Instant::now();
-    let until = StopCondition {
-        deadline: None,
-        cancel: Some(stop),
-        clock: None,
-    };
-    observer.start(states.len() as u64, "positions");
-    let solved: Vec<Option<ExactPosition>> = pool.install(|| {
-        states
-            .par_iter()
-            .with_max_len(1)
-            .map(|(ply, state)| {
-                let moves = solver.move_values(state, 1, until).ok()?;
-                observer.step();
-                Some(ExactPosition {
-                    position: rules.setup(state).to_string(),
-                    ply: *ply,
-                    moves,
-                })
-            })
-            .collect()
-    });
-    observer.finish();
+    let solved = picking.solve(&*solver, &states);
     let solve_seconds = t1.elapsed().as_secs_f64();
     let picked = solved.len();
     let positions: Vec<ExactPosition> = solved.into_iter().flatten().collect();
@@ -257,6 +165,179 @@ pub fn exact_positions(
         interrupted,
         game_positions,
     })
+}
+
+/// The agents of `options` (or [`DEFAULT_SOURCES`]), each checked to play
+/// its rules.
+fn source_agents(options: &ExactPositionsOptions) -> Result<Vec<AnyAgentSpec>> {
+    let texts: Vec<String> = if options.agents.is_empty() {
+        DEFAULT_SOURCES.iter().map(|s| s.to_string()).collect()
+    } else {
+        options.agents.clone()
+    };
+    let mut sources = Vec::new();
+    for t in &texts {
+        let a = AnyAgentSpec::parse(t).map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
+        a.check(&options.rules)
+            .map_err(|e| bad_input(format!("--agent {t}: {e}")))?;
+        sources.push(a);
+    }
+    Ok(sources)
+}
+
+/// The positions picked from a set's games.
+struct Picked {
+    /// The positions taken, with their plies.
+    states: Vec<(u32, KalahState)>,
+    /// Every position of the games they came from (sorted, once each).
+    game_positions: Vec<String>,
+}
+
+/// What picking and solving a set's positions share.
+struct Picking<'a> {
+    /// The set asked for.
+    options: &'a ExactPositionsOptions,
+    /// The agents whose games give the positions.
+    sources: &'a [AnyAgentSpec],
+    /// The worker threads.
+    pool: &'a rayon::ThreadPool,
+    /// Told of each game and position.
+    observer: &'a dyn Observer,
+    /// Raised to stop.
+    stop: &'a AtomicBool,
+}
+
+impl Picking<'_> {
+    /// Plays games until the set has its count of positions (distinct
+    /// ones, if asked, within [`DISTINCT_GAMES_PER_POSITION`] games a
+    /// position), or one round of games when they need not differ.
+    ///
+    /// # Errors
+    /// [`AnalysisError::Interrupted`] when stopped, and a bad input when no
+    /// game (or too few for distinct positions) gives a position.
+    fn pick(&self) -> Result<Picked> {
+        let (options, rules) = (self.options, &self.options.rules);
+        let count = u64::from(options.count);
+        let most_games = if options.distinct {
+            count.saturating_mul(DISTINCT_GAMES_PER_POSITION)
+        } else {
+            count
+        };
+        let mut game_positions = std::collections::BTreeSet::new();
+        let mut states: Vec<(u32, KalahState)> = Vec::new();
+        let mut chosen_texts = std::collections::HashSet::new();
+        let mut played = 0u64;
+        while (states.len() as u64) < count && played < most_games {
+            // The games still wanted (twice the shortfall after the first
+            // round, as some of them repeat), by id in order: the same set
+            // at any thread count.
+            let wanted = if played == 0 {
+                count
+            } else {
+                2 * (count - states.len() as u64)
+            };
+            let ids = played..(played + wanted).min(most_games);
+            played = ids.end;
+            for (chosen, all) in self.play(ids).into_iter().flatten() {
+                if (states.len() as u64) == count
+                    || (options.distinct
+                        && !chosen_texts.insert(rules.setup(&chosen.1).to_string()))
+                {
+                    continue;
+                }
+                game_positions.extend(all.iter().map(|s| rules.setup(s).to_string()));
+                states.push(chosen);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(AnalysisError::Interrupted);
+            }
+            if !options.distinct {
+                break;
+            }
+        }
+        self.check_enough(&states, played)?;
+        Ok(Picked {
+            states,
+            game_positions: game_positions.into_iter().collect(),
+        })
+    }
+
+    /// Refuses a set with no position, or with fewer distinct positions
+    /// than asked, after `played` games.
+    fn check_enough(&self, states: &[(u32, KalahState)], played: u64) -> Result<()> {
+        let options = self.options;
+        if states.is_empty() {
+            return Err(bad_input(format!(
+                "no game of {played} lasted past its opening of {} random moves (or its agents \
+                 failed): no position to take",
+                options.opening_plies
+            )));
+        }
+        if options.distinct && (states.len() as u64) < u64::from(options.count) {
+            return Err(bad_input(format!(
+                "only {} distinct positions in {played} games ({DISTINCT_GAMES_PER_POSITION} a \
+                 position asked): ask fewer, or draw the games from more varied agents or openings",
+                states.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Plays games `ids` in parallel, each giving a position (or `None`:
+    /// ended within the opening, an agent failed, or stopped).
+    fn play(&self, ids: std::ops::Range<u64>) -> Vec<Option<PickedPosition>> {
+        let (options, observer, stop) = (self.options, self.observer, self.stop);
+        observer.start(ids.end - ids.start, "games");
+        let picked = self.pool.install(|| {
+            ids.collect::<Vec<u64>>()
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|i| {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let p = pick_position(&options.rules, self.sources, options, i);
+                    observer.step();
+                    p
+                })
+                .collect()
+        });
+        observer.finish();
+        picked
+    }
+
+    /// Every move of each of `states` solved, in parallel (`None` where
+    /// the stop flag cut a solve short).
+    fn solve(
+        &self,
+        solver: &dyn ExactSolver<KalahRules>,
+        states: &[(u32, KalahState)],
+    ) -> Vec<Option<ExactPosition>> {
+        let (rules, observer) = (&self.options.rules, self.observer);
+        let until = StopCondition {
+            deadline: None,
+            cancel: Some(self.stop),
+            clock: None,
+        };
+        observer.start(states.len() as u64, "positions");
+        let solved = self.pool.install(|| {
+            states
+                .par_iter()
+                .with_max_len(1)
+                .map(|(ply, state)| {
+                    let moves = solver.move_values(state, 1, until).ok()?;
+                    observer.step();
+                    Some(ExactPosition {
+                        position: rules.setup(state).to_string(),
+                        ply: *ply,
+                        moves,
+                    })
+                })
+                .collect()
+        });
+        observer.finish();
+        solved
+    }
 }
 
 /// A position picked from a game, with its ply, and every position of the
