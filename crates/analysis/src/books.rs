@@ -169,6 +169,50 @@ pub fn balanced_book<G: ExactGame>(
     observer: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<BookReport> {
+    check_book_options(options)?;
+    rules.check_solvable().map_err(AnalysisError::Refused)?;
+    let Reached {
+        positions: found,
+        paths,
+        ended,
+    } = positions_after(&rules, options.plies)?;
+    if found.is_empty() {
+        return Err(bad_input(format!(
+            "no position lasts {} moves: every game ends before",
+            options.plies
+        )));
+    }
+    let solved = solve_values(&rules, options, &found, observer, stop)?;
+    let values = &solved.values;
+    let (mut entries, histogram) = book_entries(&rules, options, &found, values)?;
+    if let Some(n) = options.count {
+        entries = closest_to_zero(entries, n);
+    }
+    let mut kept_values: BTreeMap<i32, usize> = BTreeMap::new();
+    for e in &entries {
+        *kept_values.entry(e.value).or_insert(0) += 1;
+    }
+    Ok(BookReport {
+        game: rules.to_string(),
+        plies: options.plies,
+        max_abs: options.max_abs,
+        count: options.count,
+        paths,
+        positions: found.len(),
+        ended,
+        solved: values.iter().flatten().count(),
+        kept: entries.len(),
+        values: histogram.into_iter().collect(),
+        kept_values: kept_values.into_iter().collect(),
+        seconds: to_value(solved.seconds),
+        database_seconds: to_value(solved.database_seconds),
+        book: entries,
+    })
+}
+
+/// Refuses options that ask for no book: no moves, a count or bound that
+/// keeps nothing, or neither a count nor a bound.
+fn check_book_options(options: &BookOptions) -> Result<()> {
     // An opening file holds move sequences; the start alone would be an
     // empty line, which the file's reader refuses, and is what a
     // tournament without openings plays anyway.
@@ -189,20 +233,33 @@ pub fn balanced_book<G: ExactGame>(
              closest to 0), or both",
         ));
     }
-    rules.check_solvable().map_err(AnalysisError::Refused)?;
-    let Reached {
-        positions: found,
-        paths,
-        ended,
-    } = positions_after(&rules, options.plies)?;
-    if found.is_empty() {
-        return Err(bad_input(format!(
-            "no position lasts {} moves: every game ends before",
-            options.plies
-        )));
-    }
+    Ok(())
+}
+
+/// The exact values of a book's positions and what finding them took.
+struct SolvedValues {
+    /// Each position's value, in the order found.
+    values: Vec<Option<i32>>,
+    /// Seconds the solving took.
+    seconds: f64,
+    /// Seconds the endgame database's build took.
+    database_seconds: f64,
+}
+
+/// Solves every one of `found` (in parallel, one position per thread).
+///
+/// # Errors
+/// A solver that cannot be had, or [`AnalysisError::Interrupted`] when
+/// `stop` is raised.
+fn solve_values<G: ExactGame>(
+    rules: &G,
+    options: &BookOptions,
+    found: &[(Vec<Move>, G::State)],
+    observer: &dyn Observer,
+    stop: &AtomicBool,
+) -> Result<SolvedValues> {
     let solver_options = solver_options(
-        &rules,
+        rules,
         Profile::Solve,
         options.tt,
         options.db_seeds,
@@ -210,7 +267,7 @@ pub fn balanced_book<G: ExactGame>(
     )?;
     let pool = crate::thread_pool(options.threads)?;
     let solver = build_solver(
-        &rules,
+        rules,
         &solver_options,
         options.threads,
         &rules.to_string(),
@@ -246,10 +303,27 @@ pub fn balanced_book<G: ExactGame>(
     if stop.load(Ordering::Relaxed) {
         return Err(crate::AnalysisError::Interrupted);
     }
-    let seconds = t0.elapsed().as_secs_f64();
+    Ok(SolvedValues {
+        values,
+        seconds: t0.elapsed().as_secs_f64(),
+        database_seconds,
+    })
+}
+
+/// The positions of `found` within `--max-abs`, as book entries in the
+/// order found, and how many positions have each value (all of them).
+///
+/// # Errors
+/// A bound that no position meets (an empty book would play no game).
+fn book_entries<G: ExactGame>(
+    rules: &G,
+    options: &BookOptions,
+    found: &[(Vec<Move>, G::State)],
+    values: &[Option<i32>],
+) -> Result<(Vec<BookEntry>, BTreeMap<i32, usize>)> {
     let mut entries: Vec<BookEntry> = Vec::new();
     let mut histogram: BTreeMap<i32, usize> = BTreeMap::new();
-    for ((moves, state), value) in found.iter().zip(&values) {
+    for ((moves, state), value) in found.iter().zip(values) {
         let value = value.expect("a solve without a deadline finishes unless stopped");
         *histogram.entry(value).or_insert(0) += 1;
         if options.max_abs.is_some_and(|v| value.abs() > v) {
@@ -282,35 +356,17 @@ pub fn balanced_book<G: ExactGame>(
             found.len()
         )));
     }
-    if let Some(n) = options.count {
-        // The n closest to 0, then back in the order found (a stable sort
-        // keeps that order among equals).
-        let mut order: Vec<usize> = (0..entries.len()).collect();
-        order.sort_by_key(|&i| entries[i].value.abs());
-        order.truncate(n);
-        order.sort_unstable();
-        entries = order.into_iter().map(|i| entries[i].clone()).collect();
-    }
-    let mut kept_values: BTreeMap<i32, usize> = BTreeMap::new();
-    for e in &entries {
-        *kept_values.entry(e.value).or_insert(0) += 1;
-    }
-    Ok(BookReport {
-        game: rules.to_string(),
-        plies: options.plies,
-        max_abs: options.max_abs,
-        count: options.count,
-        paths,
-        positions: found.len(),
-        ended,
-        solved: values.iter().flatten().count(),
-        kept: entries.len(),
-        values: histogram.into_iter().collect(),
-        kept_values: kept_values.into_iter().collect(),
-        seconds: to_value(seconds),
-        database_seconds: to_value(database_seconds),
-        book: entries,
-    })
+    Ok((entries, histogram))
+}
+
+/// The `n` entries closest to 0, back in the order found (a stable sort
+/// keeps that order among equals).
+fn closest_to_zero(entries: Vec<BookEntry>, n: usize) -> Vec<BookEntry> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].value.abs());
+    order.truncate(n);
+    order.sort_unstable();
+    order.into_iter().map(|i| entries[i].clone()).collect()
 }
 
 /// The book of `report` as an opening file (see `mancala_arena::openings`):
