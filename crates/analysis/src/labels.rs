@@ -26,7 +26,7 @@ use mancala_arena::lines::{read_capped_line, CappedLine, MAX_RECORD_BYTES};
 use mancala_arena::{FolderLock, Shard};
 use mancala_core::{Game, GameSpec, Move, Player};
 use mancala_registry::AnyAgentSpec;
-use mancala_solver::{ExactSolver, Profile, Solvable};
+use mancala_solver::{ExactSolver, Profile, Solvable, SolverOptions};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -222,55 +222,12 @@ pub fn label<G: Solvable>(
     stop: &AtomicBool,
 ) -> Result<LabelRun> {
     let rules = options.rules;
-    let texts: Vec<String> = if options.agents.is_empty() {
-        DEFAULT_SOURCES.iter().map(|s| s.to_string()).collect()
-    } else {
-        options.agents.clone()
-    };
-    let sources = texts
-        .iter()
-        .map(|t| playing_spec(&rules, t).map_err(|e| bad_input(format!("--agent {t}: {e}"))))
-        .collect::<Result<Vec<_>>>()?;
-    // A search labels without the solver; the solver's options are checked
-    // before anything is written.
-    let unsettled = match (&options.search, &options.unsettled_search) {
-        (Some(_), Some(_)) => {
-            return Err(bad_input(
-                "--unsettled-search values what the solver leaves; with --search \
-                 the solver is not used"
-                    .to_string(),
-            ))
-        }
-        (None, Some(text)) => Some(labelling_search(&rules, text, "--unsettled-search")?),
-        _ => None,
-    };
-    let (search, solver_options) = match &options.search {
-        Some(text) => (Some(labelling_search(&rules, text, "--search")?), None),
-        None => {
-            let o = solver_options(
-                &rules,
-                Profile::Solve,
-                None,
-                options.db_seeds,
-                options.db_dir.as_deref(),
-            )
-            .map_err(|e| match e {
-                // Past the exact solvers, a search still labels.
-                AnalysisError::Refused(_) => bad_input(format!(
-                    "{e}; label it by a search instead (--search minimax:depth=D)"
-                )),
-                e => e,
-            })?;
-            (None, Some(o))
-        }
-    };
-    let endgame_seeds = solver_options.as_ref().map_or(0, |o| o.endgame_seeds);
-    fs::create_dir_all(dir).map_err(|source| AnalysisError::Io {
-        action: "create",
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let _lock = FolderLock::take(dir).map_err(|e| bad_input(e.to_string()))?;
+    let (texts, sources) = source_agents(options)?;
+    let valuing = Valuing::of(options)?;
+    let endgame_seeds = valuing
+        .solver_options
+        .as_ref()
+        .map_or(0, |o| o.endgame_seeds);
     let identity = LabelIdentity {
         format: FORMAT,
         game: rules.to_string(),
@@ -285,18 +242,10 @@ pub fn label<G: Solvable>(
         search: options.search.clone(),
         unsettled_search: options.unsettled_search.clone(),
     };
-    check_identity(dir, &identity)?;
-    let done = kept_games(&dir.join(LABELS_FILE))?;
+    let (_lock, done) = take_folder(dir, &identity)?;
 
     let pool = crate::thread_pool(options.threads)?;
-    let labeller = match (search, solver_options) {
-        (Some(spec), _) => Labeller::Search(spec),
-        (None, Some(o)) => Labeller::Exact(
-            build_solver(&rules, &o, options.threads, &rules.to_string(), observer)?,
-            unsettled,
-        ),
-        (None, None) => unreachable!("a run without a search has solver options"),
-    };
+    let labeller = valuing.labeller(&rules, options.threads, observer)?;
     let ids = options
         .shard
         .map_or(0..options.games, |s| s.range(options.games));
@@ -307,60 +256,220 @@ pub fn label<G: Solvable>(
         ..LabelRun::default()
     };
     let path = dir.join(LABELS_FILE);
-    let out = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&path)
-        .map_err(|source| AnalysisError::Io {
-            action: "write",
-            path: path.clone(),
-            source,
-        })?;
-    let out = Mutex::new(out);
+    let out = open_to_append(&path)?;
+    let writer = LabelWriter {
+        labeller,
+        sources,
+        options,
+        out: Mutex::new(out),
+        path,
+        observer,
+        stop,
+    };
     let t0 = Instant::now();
     observer.start(todo.len() as u64, "games");
     let labelled: Result<Vec<(u64, Vec<PhaseTally>)>> = pool.install(|| {
         todo.par_iter()
             .with_max_len(1)
-            .map(|&id| -> Result<Option<(u64, Vec<PhaseTally>)>> {
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(None);
-                }
-                let Some((game, phases)) = label_game(&labeller, &sources, options, id) else {
-                    return Ok(None);
-                };
-                let mut line = serde_json::to_vec(&game)
-                    .map_err(|e| AnalysisError::Solver(format!("game {id}: {e}")))?;
-                line.push(b'\n');
-                // One write of the whole line, under the lock: lines never
-                // interleave, and a kill leaves at most a torn last one.
-                out.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .write_all(&line)
-                    .map_err(|source| AnalysisError::Io {
-                        action: "write",
-                        path: path.clone(),
-                        source,
-                    })?;
-                observer.step();
-                Ok(Some((id, phases)))
-            })
+            .map(|&id| writer.label_and_write(id))
             .filter_map(Result::transpose)
             .collect()
     });
     observer.finish();
     for (_, phases) in labelled? {
-        run.games += 1;
-        if run.phases.len() < phases.len() {
-            run.phases.resize(phases.len(), PhaseTally::default());
-        }
-        for (all, one) in run.phases.iter_mut().zip(&phases) {
-            all.add(one);
-        }
+        run.add_game(&phases);
     }
     run.seconds = t0.elapsed().as_secs_f64();
     run.interrupted = stop.load(Ordering::Relaxed);
     Ok(run)
+}
+
+impl LabelRun {
+    /// Counts one more game labelled, with its positions by phase.
+    fn add_game(&mut self, phases: &[PhaseTally]) {
+        self.games += 1;
+        if self.phases.len() < phases.len() {
+            self.phases.resize(phases.len(), PhaseTally::default());
+        }
+        for (all, one) in self.phases.iter_mut().zip(phases) {
+            all.add(one);
+        }
+    }
+}
+
+/// The agents of `options` (or [`DEFAULT_SOURCES`]) as given, and each
+/// checked to play its rules.
+fn source_agents<G: Solvable>(
+    options: &LabelOptions<G>,
+) -> Result<(Vec<String>, Vec<AnyAgentSpec>)> {
+    let texts: Vec<String> = if options.agents.is_empty() {
+        DEFAULT_SOURCES.iter().map(|s| s.to_string()).collect()
+    } else {
+        options.agents.clone()
+    };
+    let sources = texts
+        .iter()
+        .map(|t| {
+            playing_spec(&options.rules, t).map_err(|e| bad_input(format!("--agent {t}: {e}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((texts, sources))
+}
+
+/// Creates `dir` if need be and takes its lock (held while the run writes
+/// it), checks that its labels are of `identity` (or writes it), and
+/// returns the lock and the ids of the games already labelled there.
+fn take_folder(
+    dir: &Path,
+    identity: &LabelIdentity,
+) -> Result<(FolderLock, std::collections::HashSet<u64>)> {
+    fs::create_dir_all(dir).map_err(|source| AnalysisError::Io {
+        action: "create",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let lock = FolderLock::take(dir).map_err(|e| bad_input(e.to_string()))?;
+    check_identity(dir, identity)?;
+    let done = kept_games(&dir.join(LABELS_FILE))?;
+    Ok((lock, done))
+}
+
+/// How a run values positions, as its options ask, checked before
+/// anything is written.
+struct Valuing {
+    /// The search that labels without the solver (`--search`).
+    search: Option<AnyAgentSpec>,
+    /// The search that values what the solver leaves (`--unsettled-search`).
+    unsettled: Option<AnyAgentSpec>,
+    /// The solver's options, when the solver labels.
+    solver_options: Option<SolverOptions>,
+}
+
+impl Valuing {
+    /// The searches and solver options of `options`.
+    ///
+    /// # Errors
+    /// A bad input for both searches at once, a search that cannot label,
+    /// or rules past the exact solvers without a search.
+    fn of<G: Solvable>(options: &LabelOptions<G>) -> Result<Valuing> {
+        let rules = &options.rules;
+        // A search labels without the solver; the solver's options are
+        // checked before anything is written.
+        let unsettled = match (&options.search, &options.unsettled_search) {
+            (Some(_), Some(_)) => {
+                return Err(bad_input(
+                    "--unsettled-search values what the solver leaves; with --search \
+                     the solver is not used"
+                        .to_string(),
+                ))
+            }
+            (None, Some(text)) => Some(labelling_search(rules, text, "--unsettled-search")?),
+            _ => None,
+        };
+        let (search, solver_options) = match &options.search {
+            Some(text) => (Some(labelling_search(rules, text, "--search")?), None),
+            None => {
+                let o = solver_options(
+                    rules,
+                    Profile::Solve,
+                    None,
+                    options.db_seeds,
+                    options.db_dir.as_deref(),
+                )
+                .map_err(|e| match e {
+                    // Past the exact solvers, a search still labels.
+                    AnalysisError::Refused(_) => bad_input(format!(
+                        "{e}; label it by a search instead (--search minimax:depth=D)"
+                    )),
+                    e => e,
+                })?;
+                (None, Some(o))
+            }
+        };
+        Ok(Valuing {
+            search,
+            unsettled,
+            solver_options,
+        })
+    }
+
+    /// The labeller: the search, or the solver built (its database too).
+    fn labeller<G: Solvable>(
+        self,
+        rules: &G,
+        threads: usize,
+        observer: &dyn Observer,
+    ) -> Result<Labeller<G>> {
+        Ok(match (self.search, self.solver_options) {
+            (Some(spec), _) => Labeller::Search(spec),
+            (None, Some(o)) => Labeller::Exact(
+                build_solver(rules, &o, threads, &rules.to_string(), observer)?,
+                self.unsettled,
+            ),
+            (None, None) => unreachable!("a run without a search has solver options"),
+        })
+    }
+}
+
+/// Opens `labels.jsonl` at `path` to append lines (created if need be).
+fn open_to_append(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|source| AnalysisError::Io {
+            action: "write",
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// Labels games and appends their lines, from many threads at once.
+struct LabelWriter<'a, G: Solvable> {
+    /// What values the positions.
+    labeller: Labeller<G>,
+    /// The agents whose games give the positions.
+    sources: Vec<AnyAgentSpec>,
+    /// The run's options.
+    options: &'a LabelOptions<G>,
+    /// The open `labels.jsonl`.
+    out: Mutex<File>,
+    /// Its path (named in errors).
+    path: PathBuf,
+    /// Told of each game labelled.
+    observer: &'a dyn Observer,
+    /// Raised to stop.
+    stop: &'a AtomicBool,
+}
+
+impl<G: Solvable> LabelWriter<'_, G> {
+    /// Labels game `id` and appends its line; `None` when stopped first or
+    /// the game gave no labels.
+    fn label_and_write(&self, id: u64) -> Result<Option<(u64, Vec<PhaseTally>)>> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let Some((game, phases)) = label_game(&self.labeller, &self.sources, self.options, id)
+        else {
+            return Ok(None);
+        };
+        let mut line = serde_json::to_vec(&game)
+            .map_err(|e| AnalysisError::Solver(format!("game {id}: {e}")))?;
+        line.push(b'\n');
+        // One write of the whole line, under the lock: lines never
+        // interleave, and a kill leaves at most a torn last one.
+        self.out
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .write_all(&line)
+            .map_err(|source| AnalysisError::Io {
+                action: "write",
+                path: self.path.clone(),
+                source,
+            })?;
+        self.observer.step();
+        Ok(Some((id, phases)))
+    }
 }
 
 /// The agent of `text`, checked to play `rules`.
