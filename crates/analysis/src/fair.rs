@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
 use mancala_arena::stats::json_float::to_value;
-use mancala_core::{ByPlayer, Game, KalahRules, Player, Setup};
+use mancala_core::{ByPlayer, Game, KalahRules, KalahState, Player, Setup};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{build_solver, solver_options, Observer, Result};
-use mancala_solver::Profile;
+use mancala_solver::{ExactSolver, Profile};
 
 /// What `fair_starts` searches.
 #[derive(Clone, Debug)]
@@ -233,22 +233,92 @@ pub fn fair_starts(
     observer: &dyn Observer,
     stop: &AtomicBool,
 ) -> Result<(Vec<FairReport>, bool)> {
-    let base = options.rules;
-    let threads = options.threads;
-    let pool = crate::thread_pool(threads)?;
-    let pits = base.pits();
+    let pool = crate::thread_pool(options.threads)?;
+    let search = FairSearch {
+        options,
+        pool: &pool,
+        observer,
+        stop,
+    };
     let mut reports = Vec::new();
     let mut interrupted = false;
     for &empty_capture in &options.captures {
-        let mut rules = base;
+        let (report, stopped) = search.report(empty_capture)?;
+        interrupted = stopped;
+        reports.push(report);
+        if interrupted {
+            break;
+        }
+    }
+    Ok((reports, interrupted))
+}
+
+/// The start of `rules` as cells in ring order.
+///
+/// `Setup::board` is [P0 pits, P1 pits, store 0, store 1]; candidates use
+/// the ring order [P0 pits, store 0, P1 pits, store 1].
+fn start_ring(rules: &KalahRules) -> Vec<u8> {
+    let setup = rules.setup(&rules.start());
+    let mut start_flat = setup.rows[Player::ZERO].clone();
+    start_flat.push(setup.stores[Player::ZERO]);
+    start_flat.extend_from_slice(&setup.rows[Player::ONE]);
+    start_flat.push(setup.stores[Player::ONE]);
+    start_flat
+}
+
+/// A candidate start that is a position of `rules`, with its notation.
+type Start<'c> = (&'c Candidate, KalahState, String);
+
+/// The candidates of `all` that are starts of `rules`, and how many are
+/// not: positions that are over before the first move (a row empty) are
+/// left out and counted.
+fn playable_starts<'c>(rules: &KalahRules, all: &'c [Candidate]) -> (Vec<Start<'c>>, usize) {
+    let pits = rules.pits();
+    let mut states = Vec::new();
+    let mut over = 0usize;
+    for c in all {
+        let s = Setup {
+            rows: ByPlayer([
+                c.cells[..pits].to_vec(),
+                c.cells[pits + 1..2 * pits + 1].to_vec(),
+            ]),
+            stores: ByPlayer([c.cells[pits], c.cells[2 * pits + 1]]),
+            to_move: Some(Player::ZERO),
+            swap_available: rules.pie,
+            ..Setup::default()
+        };
+        match rules.from_setup(&s) {
+            Ok(state) if !rules.is_over(&state) => states.push((c, state, s.to_string())),
+            _ => over += 1,
+        }
+    }
+    (states, over)
+}
+
+/// What the search of every capture rule shares.
+struct FairSearch<'a> {
+    /// What is searched.
+    options: &'a FairOptions,
+    /// The worker threads.
+    pool: &'a rayon::ThreadPool,
+    /// Told of each candidate solved.
+    observer: &'a dyn Observer,
+    /// Raised to stop.
+    stop: &'a AtomicBool,
+}
+
+impl FairSearch<'_> {
+    /// The fair starts under one capture rule, and whether the stop flag
+    /// was raised by the end of their solving.
+    ///
+    /// # Errors
+    /// A solver that cannot be had (memory, database size).
+    fn report(&self, empty_capture: bool) -> Result<(FairReport, bool)> {
+        let (options, observer, threads) = (self.options, self.observer, self.options.threads);
+        let mut rules = options.rules;
         rules.empty_capture = empty_capture;
-        // Setup::board is [P0 pits, P1 pits, store 0, store 1]; candidates
-        // use the ring order [P0 pits, store 0, P1 pits, store 1].
-        let setup = rules.setup(&rules.start());
-        let mut start_flat = setup.rows[Player::ZERO].clone();
-        start_flat.push(setup.stores[Player::ZERO]);
-        start_flat.extend_from_slice(&setup.rows[Player::ONE]);
-        start_flat.push(setup.stores[Player::ONE]);
+        let pits = rules.pits();
+        let start_flat = start_ring(&rules);
         let solver_options = solver_options(
             &rules,
             Profile::Solve,
@@ -270,57 +340,17 @@ pub fn fair_starts(
         let t0 = Instant::now();
         let until = StopCondition {
             deadline: options.budget.and_then(|b| t0.checked_add(b)),
-            cancel: Some(stop),
+            cancel: Some(self.stop),
             clock: None,
         };
         let start_value = solver.value(&rules.start(), until).ok();
         let all = candidates(&start_flat, pits, options.moves);
-        // Positions that are over before the first move (a row empty) are
-        // not starts: left out and counted.
-        let mut states = Vec::new();
-        let mut over = 0usize;
-        for c in &all {
-            let s = Setup {
-                rows: ByPlayer([
-                    c.cells[..pits].to_vec(),
-                    c.cells[pits + 1..2 * pits + 1].to_vec(),
-                ]),
-                stores: ByPlayer([c.cells[pits], c.cells[2 * pits + 1]]),
-                to_move: Some(Player::ZERO),
-                swap_available: rules.pie,
-                ..Setup::default()
-            };
-            match rules.from_setup(&s) {
-                Ok(state) if !rules.is_over(&state) => states.push((c, state, s.to_string())),
-                _ => over += 1,
-            }
-        }
+        let (states, over) = playable_starts(&rules, &all);
         observer.message(&format!(
             "{rules}: solving {} candidate starts on {threads} threads...",
             states.len()
         ));
-        // Each candidate on one thread, candidates in parallel: the values
-        // are exact, so neither the order nor the thread count changes them.
-        // Without `values` a candidate's "value" is only its sign: -1, 0
-        // or +1 for the first player.
-        observer.start(states.len() as u64, "candidates");
-        let values: Vec<Option<i32>> = pool.install(|| {
-            use rayon::prelude::*;
-            states
-                .par_iter()
-                .with_max_len(1)
-                .map(|(_, state, _)| {
-                    let value = if options.values {
-                        solver.value(state, until).ok()
-                    } else {
-                        solver.compare(state, 0, until).ok().map(|o| o as i32)
-                    };
-                    observer.step();
-                    value
-                })
-                .collect()
-        });
-        observer.finish();
+        let values = self.solve(&*solver, &states, until);
         let seconds = t0.elapsed().as_secs_f64();
         let unsolved = values.iter().filter(|v| v.is_none()).count();
         let favour = |sign: i32| {
@@ -330,25 +360,14 @@ pub fn fair_starts(
                 .filter(|v| v.signum() == sign)
                 .count()
         };
-        if stop.load(Ordering::Relaxed) {
-            interrupted = true;
-        }
-        let fair: Vec<FairStart> = states
-            .iter()
-            .zip(&values)
-            .filter(|(_, v)| **v == Some(0))
-            .map(|((c, _, text), _)| FairStart {
-                position: text.clone(),
-                seeds_moved: c.moved,
-                change: describe_change(&start_flat, &c.cells, pits),
-            })
-            .collect();
+        let interrupted = self.stop.load(Ordering::Relaxed);
+        let fair = fair_of(&states, &values, &start_flat, pits);
         let count_moved = |k: usize| fair.iter().filter(|f| f.seeds_moved == k).count();
         let mut by_value: BTreeMap<i32, usize> = BTreeMap::new();
         for v in values.iter().flatten() {
             *by_value.entry(*v).or_insert(0) += 1;
         }
-        reports.push(FairReport {
+        let report = FairReport {
             game: rules.to_string(),
             empty_capture,
             start_value,
@@ -365,12 +384,61 @@ pub fn fair_starts(
             database_seconds: to_value(database_seconds),
             fair,
             values: options.values.then(|| by_value.into_iter().collect()),
-        });
-        if interrupted {
-            break;
-        }
+        };
+        Ok((report, interrupted))
     }
-    Ok((reports, interrupted))
+
+    /// Each of `states` solved on one thread, candidates in parallel: the
+    /// values are exact, so neither the order nor the thread count changes
+    /// them. Without `values` a candidate's "value" is only its sign: -1,
+    /// 0 or +1 for the first player; `None` where `until` cut it short.
+    fn solve(
+        &self,
+        solver: &dyn ExactSolver<KalahRules>,
+        states: &[Start<'_>],
+        until: StopCondition<'_>,
+    ) -> Vec<Option<i32>> {
+        let (observer, exact) = (self.observer, self.options.values);
+        observer.start(states.len() as u64, "candidates");
+        let values = self.pool.install(|| {
+            use rayon::prelude::*;
+            states
+                .par_iter()
+                .with_max_len(1)
+                .map(|(_, state, _)| {
+                    let value = if exact {
+                        solver.value(state, until).ok()
+                    } else {
+                        solver.compare(state, 0, until).ok().map(|o| o as i32)
+                    };
+                    observer.step();
+                    value
+                })
+                .collect()
+        });
+        observer.finish();
+        values
+    }
+}
+
+/// The starts of `states` whose value is 0, each with its change from the
+/// standard start `start_flat`.
+fn fair_of(
+    states: &[Start<'_>],
+    values: &[Option<i32>],
+    start_flat: &[u8],
+    pits: usize,
+) -> Vec<FairStart> {
+    states
+        .iter()
+        .zip(values)
+        .filter(|(_, v)| **v == Some(0))
+        .map(|((c, _, text), _)| FairStart {
+            position: text.clone(),
+            seeds_moved: c.moved,
+            change: describe_change(start_flat, &c.cells, pits),
+        })
+        .collect()
 }
 
 #[cfg(test)]
