@@ -234,6 +234,38 @@ fn check_row(
             r.game, r.pits, r.seeds, r.rules
         ));
     }
+    let wdl = check_counts(grid, r)?;
+    let n = wdl.games() as f64;
+    let independent = r.distinct_games > 1 || r.games <= 1;
+    let (lo, hi) = wilson_interval(wdl.points(), n, Z95);
+    let interval = |x: f64| independent.then_some(x);
+    let score = (wdl.score(), interval(lo), interval(hi));
+    if (r.first_score, r.score_lo, r.score_hi) != score {
+        return Err(format!(
+            "score {:?} [{:?}, {:?}] does not follow from {}-{}-{}",
+            r.first_score, r.score_lo, r.score_hi, r.first_wins, r.draws, r.first_losses
+        ));
+    }
+    check_margin(board, r, independent)?;
+    let plies_ok = r.mean_plies.is_some_and(|p| p.is_finite() && p >= 0.0);
+    if !(plies_ok && r.seconds.is_finite() && r.seconds >= 0.0) {
+        return Err(format!(
+            "mean plies {:?} or seconds {} is not a number of moves or a time",
+            r.mean_plies, r.seconds
+        ));
+    }
+    check_exact_columns(exact, r)?;
+    let seed = derive_seed(grid.seed, cell_seed(&r.spec, &r.agent));
+    if r.seed != seed {
+        return Err(format!("seed {} is not the cell's ({seed})", r.seed));
+    }
+    Ok(())
+}
+
+/// The counting columns: the cell's number of games, its results adding
+/// up to them, and forfeits and distinct games among them; returns the
+/// results.
+fn check_counts(grid: &Grid<'_>, r: &Row) -> std::result::Result<Wdl, String> {
     if r.games != grid.games {
         return Err(format!(
             "{} games, where each cell plays {}",
@@ -263,25 +295,11 @@ fn check_row(
             r.distinct_games, r.games
         ));
     }
-    let n = wdl.games() as f64;
-    let independent = r.distinct_games > 1 || r.games <= 1;
-    let (lo, hi) = wilson_interval(wdl.points(), n, Z95);
-    let interval = |x: f64| independent.then_some(x);
-    let score = (wdl.score(), interval(lo), interval(hi));
-    if (r.first_score, r.score_lo, r.score_hi) != score {
-        return Err(format!(
-            "score {:?} [{:?}, {:?}] does not follow from {}-{}-{}",
-            r.first_score, r.score_lo, r.score_hi, r.first_wins, r.draws, r.first_losses
-        ));
-    }
-    check_margin(board, r, independent)?;
-    let plies_ok = r.mean_plies.is_some_and(|p| p.is_finite() && p >= 0.0);
-    if !(plies_ok && r.seconds.is_finite() && r.seconds >= 0.0) {
-        return Err(format!(
-            "mean plies {:?} or seconds {} is not a number of moves or a time",
-            r.mean_plies, r.seconds
-        ));
-    }
+    Ok(wdl)
+}
+
+/// The exact columns, copied from the board's row of the exact file.
+fn check_exact_columns(exact: &Exact, r: &Row) -> std::result::Result<(), String> {
     let copied = (
         r.exact.as_str(),
         r.exact_value,
@@ -303,10 +321,6 @@ fn check_row(
             "its exact columns ({} {:?} '{}') are not its board's ({} {:?} '{}')",
             r.exact, r.exact_value, r.move_values, exact.status, exact.value, exact.move_values
         ));
-    }
-    let seed = derive_seed(grid.seed, cell_seed(&r.spec, &r.agent));
-    if r.seed != seed {
-        return Err(format!("seed {} is not the cell's ({seed})", r.seed));
     }
     Ok(())
 }
