@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command as Process, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -221,6 +221,74 @@ pub struct EngineProcess {
 /// How many lines [`EngineProcess::transcript`] keeps.
 pub const TRANSCRIPT_LINES: usize = 16;
 
+/// The command that starts an engine: `program` with `args`, its standard
+/// input and output piped, its standard error piped only when it is kept,
+/// in `workdir` when one is given.
+fn engine_command(
+    program: &str,
+    args: &[String],
+    workdir: Option<&PathBuf>,
+    keep_stderr: bool,
+) -> Process {
+    let mut process = Process::new(program);
+    process
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(if keep_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // Its own group, so that killing the group reaches whatever it
+        // starts (a wrapper's real engine, helpers), and a Ctrl-C meant
+        // for the runner is the runner's to handle.
+        process.process_group(0);
+    }
+    if let Some(dir) = workdir {
+        process.current_dir(dir);
+    }
+    process
+}
+
+/// Takes the started engine's pipes (standard error only where it is kept).
+///
+/// # Errors
+/// Its standard input or output pipe was not made; the engine is then
+/// killed and reaped.
+fn take_pipes(
+    child: &mut Child,
+) -> std::io::Result<(ChildStdin, ChildStdout, Option<ChildStderr>)> {
+    match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+        (Some(stdin), Some(stdout), stderr_pipe) => Ok((stdin, stdout, stderr_pipe)),
+        _ => {
+            kill_group(child);
+            let _ = child.wait();
+            Err(std::io::Error::other("its pipes were not made"))
+        }
+    }
+}
+
+/// Copies the engine's standard error from `pipe` into `log` on a thread of
+/// its own; the returned receiver disconnects when the copy is done.
+///
+/// # Errors
+/// The thread cannot be started.
+fn copy_stderr(log: &EngineLog, pipe: ChildStderr) -> std::io::Result<Receiver<()>> {
+    let (done, copied) = mpsc::channel::<()>();
+    let copy = log.clone();
+    thread::Builder::new()
+        .name("engine-stderr".into())
+        .spawn(move || {
+            copy.copy_from(pipe);
+            drop(done);
+        })?;
+    Ok(copied)
+}
+
 /// How an engine ended after `quit` ([`EngineProcess::quit_and_wait`]).
 #[derive(Debug)]
 pub enum QuitOutcome {
@@ -272,44 +340,14 @@ impl EngineProcess {
             program: program.clone(),
             source,
         };
-        let mut process = Process::new(program);
-        process
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(if stderr.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            });
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            // Its own group, so that killing the group reaches whatever it
-            // starts (a wrapper's real engine, helpers), and a Ctrl-C meant
-            // for the runner is the runner's to handle.
-            process.process_group(0);
-        }
-        if let Some(dir) = workdir {
-            process.current_dir(dir);
-        }
+        let mut process = engine_command(program, args, workdir, stderr.is_some());
         if let Some(log) = stderr {
             log.write(format!("--- mancala: starting {}\n", command.join(" ")).as_bytes());
         }
         let mut child = process.spawn().map_err(spawn_error)?;
         let shared = Arc::new(Shared::default());
+        let (stdin, stdout, stderr_pipe) = take_pipes(&mut child).map_err(spawn_error)?;
         // Built before the threads, so that an early return kills the child.
-        let (stdin, stdout, stderr_pipe) =
-            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-                (Some(stdin), Some(stdout), stderr_pipe) => (stdin, stdout, stderr_pipe),
-                _ => {
-                    kill_group(&mut child);
-                    let _ = child.wait();
-                    return Err(spawn_error(std::io::Error::other(
-                        "its pipes were not made",
-                    )));
-                }
-            };
         let mut engine = EngineProcess {
             child,
             stdin,
@@ -330,15 +368,7 @@ impl EngineProcess {
             .spawn(move || read_output(stdout, &shared, pid))
             .map_err(spawn_error)?;
         if let (Some(log), Some(pipe)) = (stderr, stderr_pipe) {
-            let (done, copied) = mpsc::channel::<()>();
-            let copy = log.clone();
-            thread::Builder::new()
-                .name("engine-stderr".into())
-                .spawn(move || {
-                    copy.copy_from(pipe);
-                    drop(done);
-                })
-                .map_err(spawn_error)?;
+            let copied = copy_stderr(log, pipe).map_err(spawn_error)?;
             engine.log = Some((log.clone(), copied));
         }
         Ok(engine)

@@ -5,15 +5,15 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use mancala_agents::{Agent, SearchKind, StopCondition};
+use mancala_agents::{Agent, SearchInfo, SearchKind, StopCondition};
 use mancala_core::spec::truncate_input;
 use mancala_core::{with_game, CongkakRules, Game, GameSpec, KalahRules, OwareRules};
 
 use crate::client::SEED_OPTION;
 use crate::process::MAX_LINE_BYTES;
 use crate::protocol::{
-    plain_number, read_line, skip_rest_of_line, Command, Info, InputLine, OptionDecl, PositionBase,
-    Reply,
+    plain_number, read_line, skip_rest_of_line, Command, GoLimits, Info, InputLine, OptionDecl,
+    PositionBase, Reply,
 };
 use crate::EngineError;
 
@@ -160,17 +160,10 @@ impl<S: EverySource, W: Write> Server<'_, S, W> {
         agent.new_game(self.seed);
         let mut state = Some(game.start());
         while let Some(line) = lines.next()? {
-            let parsed = match line {
-                Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => Command::parse(&text).map_err(|e| Unreadable {
-                    first_word: text.split_whitespace().next().unwrap_or("").to_string(),
-                    why: e.to_string(),
-                }),
-                Err(bad) => Err(bad),
-            };
-            let command = match parsed {
-                Ok(c) => c,
-                Err(bad) => {
+            let command = match parse_command(line) {
+                None => continue,
+                Some(Ok(c)) => c,
+                Some(Err(bad)) => {
                     // A `position` that cannot be read leaves no position:
                     // answering the next `go` for the previous one would be
                     // answering another question.
@@ -207,37 +200,7 @@ impl<S: EverySource, W: Write> Server<'_, S, W> {
                         ))?;
                         continue;
                     };
-                    let started = Instant::now();
-                    // With a clock, the agent never thinks past its own
-                    // flag, whatever its budget; `time=auto` plans within it.
-                    let flag = limits.clock.and_then(|c| {
-                        let mover = game.to_move(current)?;
-                        started.checked_add(c.remaining_for(mover))
-                    });
-                    let stop = StopCondition {
-                        deadline: limits.movetime.map(|t| started + t),
-                        cancel: None,
-                        clock: limits.clock,
-                    }
-                    .or_by(flag);
-                    match agent.choose_until(game, current, stop) {
-                        Ok(mv) => {
-                            let info = agent.info();
-                            // The protocol's score is in seeds: an MCTS
-                            // value (an expected score) is not one.
-                            let score = info.value.filter(|_| info.kind != SearchKind::Mcts);
-                            self.say(&Reply::Info(Info {
-                                depth: Some(info.depth),
-                                nodes: Some(info.nodes),
-                                score,
-                                time: Some(started.elapsed().as_millis() as u64),
-                                pv: info.pv,
-                                text: None,
-                            }))?;
-                            self.say(&Reply::BestMove(mv))?;
-                        }
-                        Err(e) => self.say(&Reply::Error(e.to_string()))?,
-                    }
+                    self.go(game, agent.as_mut(), current, &limits)?;
                 }
                 Command::Mancala | Command::IsReady | Command::SetOption { .. } => {
                     unreachable!("answered by `common`")
@@ -245,6 +208,27 @@ impl<S: EverySource, W: Write> Server<'_, S, W> {
             }
         }
         Ok(Next::Quit)
+    }
+
+    /// Answers `go` for `current`: the agent thinks within `limits`, then
+    /// the engine reports what it found (`info`) and its move (`bestmove`),
+    /// or `error` when it has none.
+    fn go<G: Game>(
+        &mut self,
+        game: &G,
+        agent: &mut dyn Agent<G>,
+        current: &G::State,
+        limits: &GoLimits,
+    ) -> Result<(), EngineError> {
+        let started = Instant::now();
+        let stop = go_stop(game, current, limits, started);
+        match agent.choose_until(game, current, stop) {
+            Ok(mv) => {
+                self.say(&Reply::Info(search_report(agent.info(), started)))?;
+                self.say(&Reply::BestMove(mv))
+            }
+            Err(e) => self.say(&Reply::Error(e.to_string())),
+        }
     }
 
     /// After a game the agent cannot play: answer what can be answered
@@ -270,6 +254,55 @@ impl<S: EverySource, W: Write> Server<'_, S, W> {
             }
         }
         Ok(Next::Quit)
+    }
+}
+
+/// A line of the runner's as a command; `None` for a blank line, which
+/// needs no answer.
+fn parse_command(line: Result<String, Unreadable>) -> Option<Result<Command, Unreadable>> {
+    match line {
+        Ok(text) if text.trim().is_empty() => None,
+        Ok(text) => Some(Command::parse(&text).map_err(|e| Unreadable {
+            first_word: text.split_whitespace().next().unwrap_or("").to_string(),
+            why: e.to_string(),
+        })),
+        Err(bad) => Some(Err(bad)),
+    }
+}
+
+/// When a `go` begun at `started` must stop: at `movetime` when one is
+/// given, and with a clock never past the mover's own flag, whatever the
+/// agent's budget (`time=auto` plans within it).
+fn go_stop<G: Game>(
+    game: &G,
+    current: &G::State,
+    limits: &GoLimits,
+    started: Instant,
+) -> StopCondition<'static> {
+    let flag = limits.clock.and_then(|c| {
+        let mover = game.to_move(current)?;
+        started.checked_add(c.remaining_for(mover))
+    });
+    StopCondition {
+        deadline: limits.movetime.map(|t| started + t),
+        cancel: None,
+        clock: limits.clock,
+    }
+    .or_by(flag)
+}
+
+/// The `info` reply for a search begun at `started`.
+fn search_report(info: SearchInfo, started: Instant) -> Info {
+    // The protocol's score is in seeds: an MCTS value (an expected score)
+    // is not one.
+    let score = info.value.filter(|_| info.kind != SearchKind::Mcts);
+    Info {
+        depth: Some(info.depth),
+        nodes: Some(info.nodes),
+        score,
+        time: Some(started.elapsed().as_millis() as u64),
+        pv: info.pv,
+        text: None,
     }
 }
 
