@@ -339,17 +339,7 @@ pub fn fit_ratings(
         Anchor::Player(_, rating) => rating,
     };
     if games.is_empty() {
-        return Ok(RatingFit {
-            ratings: vec![gauge; n_players],
-            stderr: vec![None; n_players],
-            advantage: 0.0,
-            advantage_stderr: None,
-            covariance: vec![vec![f64::NAN; n_players + 1]; n_players + 1],
-            profile_intervals: vec![None; n_players],
-            advantage_profile_interval: None,
-            iterations: 0,
-            log_likelihood: 0.0,
-        });
+        return Ok(RatingFit::without_games(n_players, gauge));
     }
 
     let layout = Layout::new(&tally, options.anchor)?;
@@ -382,8 +372,6 @@ pub fn fit_ratings(
         stderr[player] = Some(covariance[player][player].max(0.0).sqrt());
     }
 
-    // Profile intervals of the same linear functions of the free
-    // parameters, in logits, mapped to Elo like the estimates.
     let mut profile = vec![None; n_players + 1];
     if options.profile {
         let profiler = Profiler {
@@ -392,11 +380,13 @@ pub fn fit_ratings(
             at_optimum: &at_optimum,
             options,
         };
-        for (row, &slot) in slots.iter().enumerate() {
-            let (lo, hi) = profiler.interval(&transform[row], covariance_out[row][row]);
-            let offset = if slot == n_players { 0.0 } else { gauge };
-            profile[slot] = Some((offset + lo / LOGIT_PER_ELO, offset + hi / LOGIT_PER_ELO));
-        }
+        let outputs = Outputs {
+            transform: &transform,
+            covariance: &covariance_out,
+            slots: &slots,
+            gauge,
+        };
+        outputs.profile_intervals(&profiler, &mut profile);
     }
     let advantage_profile_interval = profile.pop().flatten();
     Ok(RatingFit {
@@ -410,6 +400,55 @@ pub fn fit_ratings(
         iterations,
         log_likelihood: at_optimum.data_log_likelihood,
     })
+}
+
+impl RatingFit {
+    /// The fit of no games: every player at `gauge`, no advantage, nothing
+    /// known about the spread.
+    fn without_games(n_players: usize, gauge: f64) -> RatingFit {
+        RatingFit {
+            ratings: vec![gauge; n_players],
+            stderr: vec![None; n_players],
+            advantage: 0.0,
+            advantage_stderr: None,
+            covariance: vec![vec![f64::NAN; n_players + 1]; n_players + 1],
+            profile_intervals: vec![None; n_players],
+            advantage_profile_interval: None,
+            iterations: 0,
+            log_likelihood: 0.0,
+        }
+    }
+}
+
+/// The fit's outputs (active ratings..., advantage) as linear functions of
+/// the free coordinates, in logits.
+struct Outputs<'a> {
+    /// Row `k`: output `k`'s coefficients on the free coordinates.
+    transform: &'a [Vec<f64>],
+    /// The outputs' covariance, in logits.
+    covariance: &'a [Vec<f64>],
+    /// Output slot of each row: the player index, or `n_players` for the
+    /// advantage.
+    slots: &'a [usize],
+    /// The rating the anchor fixes (added to ratings, not the advantage).
+    gauge: f64,
+}
+
+impl Outputs<'_> {
+    /// Profile intervals of the outputs, in logits, mapped to Elo like the
+    /// estimates, each into `profile`'s slot for its output.
+    fn profile_intervals(&self, profiler: &Profiler, profile: &mut [Option<(f64, f64)>]) {
+        let advantage_slot = profile.len() - 1;
+        for (row, &slot) in self.slots.iter().enumerate() {
+            let (lo, hi) = profiler.interval(&self.transform[row], self.covariance[row][row]);
+            let offset = if slot == advantage_slot {
+                0.0
+            } else {
+                self.gauge
+            };
+            profile[slot] = Some((offset + lo / LOGIT_PER_ELO, offset + hi / LOGIT_PER_ELO));
+        }
+    }
 }
 
 fn validate_options(options: &FitOptions, n_players: usize) -> Result<(), StatsError> {
