@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use mancala_agents::{Agent, AgentSpec, SearchInfo, SearchKind, StopCondition};
-use mancala_core::{Game, Move};
+use mancala_core::{Game, Move, Player};
 use mancala_registry::AnyAgentSpec;
 use mancala_solver::{ExactSolver, Profile, Solvable, SolveError, SolverOptions, Solvers};
 use serde::Serialize;
@@ -420,6 +420,57 @@ pub fn analyse<G: Solvable>(
     // time, one after the other: twice the time asked.)
     let end = start + request.time;
     let deadline = start + request.time.mul_f64(SOLVER_SHARE);
+    let found = find_solver(searches, game, deadline, cancel);
+    let analyser = Analyser {
+        game,
+        state,
+        mover,
+        request,
+        cancel,
+        solver: found.solver,
+        deadline,
+        end,
+    };
+    let (mut moves, children) = analyser.solve_moves()?;
+    let exact = moves.iter().all(|m| m.exact);
+    let (pv, estimator) = if exact {
+        (analyser.solver_line(), None)
+    } else {
+        let pv = analyser.estimate(&mut moves, &children)?;
+        (pv, Some(request.estimator.to_string()))
+    };
+    let value = mark_best(&mut moves);
+    Ok(Analysis {
+        exact,
+        value,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+        moves,
+        pv,
+        estimator,
+        solver: found.refusal,
+        building: found.building,
+    })
+}
+
+/// The analyses' solver of a rule set, or why there is none.
+struct FoundSolver<G: Solvable> {
+    /// The solver, when it is built and plays these rules.
+    solver: Option<Arc<dyn ExactSolver<G>>>,
+    /// Why there is no solver: [`Analysis::solver`].
+    refusal: Option<String>,
+    /// Whether it is still being built: [`Analysis::building`].
+    building: bool,
+}
+
+/// `game`'s solver from `searches`, waiting for its build until
+/// `deadline`; a refusal or a build still going on is reported in the
+/// analysis rather than failing it.
+fn find_solver<G: Solvable>(
+    searches: &Searches,
+    game: &G,
+    deadline: Instant,
+    cancel: &AtomicBool,
+) -> FoundSolver<G> {
     let (solver, refusal, building) = match searches.solver(game, deadline, cancel) {
         Ok(s) => (Some(s), None, false),
         Err(NoSolver::Refused(why)) => (None, Some(why), false),
@@ -432,137 +483,208 @@ pub fn analyse<G: Solvable>(
             true,
         ),
     };
-    let legal: Vec<Move> = game.legal_moves(state).into_iter().collect();
-    let stop = |until: Instant| StopCondition {
-        deadline: Some(until),
-        cancel: Some(cancel),
-        clock: None,
-    };
-    let gone = || cancel.load(Ordering::Relaxed);
-    let mut moves = Vec::with_capacity(legal.len());
-    let mut children = Vec::with_capacity(legal.len());
-    for (k, &mv) in legal.iter().enumerate() {
-        let t0 = Instant::now();
-        let mut child = state.clone();
-        game.play_unchecked(&mut child, mv);
-        // The value for the mover of the child's value for its own mover.
-        let for_mover = |v: i32| match game.to_move(&child) {
-            Some(next) if next != mover => -v,
-            _ => v,
-        };
-        let mut value = game.outcome(&child).map(|o| o.margin_for(mover));
-        if gone() {
-            return Err(ApiError::Gone);
+    FoundSolver {
+        solver,
+        refusal,
+        building,
+    }
+}
+
+/// One analysis in progress: the position, its limits and its solver.
+struct Analyser<'a, G: Solvable> {
+    game: &'a G,
+    state: &'a G::State,
+    /// The player to move in `state`, for whom every value is given.
+    mover: Player,
+    request: &'a AnalysisRequest,
+    cancel: &'a AtomicBool,
+    solver: Option<Arc<dyn ExactSolver<G>>>,
+    /// When the solver's share of the time is up.
+    deadline: Instant,
+    /// When the whole analysis's time is up.
+    end: Instant,
+}
+
+impl<'a, G: Solvable> Analyser<'a, G> {
+    /// A stop at `until`, or when the client goes away.
+    fn stop(&self, until: Instant) -> StopCondition<'a> {
+        StopCondition {
+            deadline: Some(until),
+            cancel: Some(self.cancel),
+            clock: None,
         }
+    }
+
+    /// Whether the client has gone away.
+    fn gone(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The value for the mover of `v`, the value of `child` for its own
+    /// mover.
+    fn for_mover(&self, child: &G::State, v: i32) -> i32 {
+        match self.game.to_move(child) {
+            Some(next) if next != self.mover => -v,
+            _ => v,
+        }
+    }
+
+    /// Each legal move with the value the solver gives it (none where it
+    /// gives none), and the position after each.
+    fn solve_moves(&self) -> Result<(Vec<MoveAnalysis>, Vec<G::State>), ApiError> {
+        let legal: Vec<Move> = self.game.legal_moves(self.state).into_iter().collect();
+        let mut moves = Vec::with_capacity(legal.len());
+        let mut children = Vec::with_capacity(legal.len());
+        for (k, &mv) in legal.iter().enumerate() {
+            let t0 = Instant::now();
+            let mut child = self.state.clone();
+            self.game.play_unchecked(&mut child, mv);
+            let mut value = self.game.outcome(&child).map(|o| o.margin_for(self.mover));
+            if self.gone() {
+                return Err(ApiError::Gone);
+            }
+            if value.is_none() {
+                value = self.solve_child(&child, legal.len() - k)?;
+            }
+            if self.gone() {
+                return Err(ApiError::Gone);
+            }
+            moves.push(MoveAnalysis {
+                mv: mv.to_string(),
+                value: value.map(f64::from),
+                exact: value.is_some(),
+                best: false,
+                ms: t0.elapsed().as_secs_f64() * 1e3,
+            });
+            children.push(child);
+        }
+        Ok((moves, children))
+    }
+
+    /// The solver's value of `child` for the mover: settled within the
+    /// request's nodes, else solved within an equal share of the solver's
+    /// time left for it and the `moves_left - 1` moves after it; none
+    /// without a solver or once its time is up.
+    fn solve_child(&self, child: &G::State, moves_left: usize) -> Result<Option<i32>, ApiError> {
         // Settling is bounded by nodes, not time: it is skipped once the
         // time is up.
-        if let (None, Some(solver), false) = (value, &solver, Instant::now() >= deadline) {
-            value = solver
-                .settle(&child, request.nodes)
-                .ok()
-                .flatten()
-                .map(for_mover);
-            if value.is_none() {
-                // An equal share of what time is left for each move to come.
-                let now = Instant::now();
-                let share = deadline.saturating_duration_since(now) / (legal.len() - k) as u32;
-                value = match solver.value(&child, stop(now + share)) {
-                    Ok(v) => Some(for_mover(v)),
-                    Err(SolveError::Stopped) => None,
-                    Err(e) => return Err(ApiError::Unprocessable(e.to_string())),
-                };
-            }
+        let Some(solver) = &self.solver else {
+            return Ok(None);
+        };
+        if Instant::now() >= self.deadline {
+            return Ok(None);
         }
-        if gone() {
-            return Err(ApiError::Gone);
+        let settled = solver.settle(child, self.request.nodes).ok().flatten();
+        if let Some(v) = settled {
+            return Ok(Some(self.for_mover(child, v)));
         }
-        moves.push(MoveAnalysis {
-            mv: mv.to_string(),
-            value: value.map(f64::from),
-            exact: value.is_some(),
-            best: false,
-            ms: t0.elapsed().as_secs_f64() * 1e3,
-        });
-        children.push(child);
+        let now = Instant::now();
+        let share = self.deadline.saturating_duration_since(now) / moves_left as u32;
+        match solver.value(child, self.stop(now + share)) {
+            Ok(v) => Ok(Some(self.for_mover(child, v))),
+            Err(SolveError::Stopped) => Ok(None),
+            Err(e) => Err(ApiError::Unprocessable(e.to_string())),
+        }
     }
-    let exact = moves.iter().all(|m| m.exact);
-    let mut pv = Vec::new();
-    let mut estimator = None;
-    if exact {
-        if let Some(solver) = &solver {
-            // The table is warm from the moves' searches: the line costs
-            // little, and is skipped if even that runs out of time.
-            if let Ok(solution) = solver.solve_until(state, 1, stop(end)) {
-                pv = solution.pv.iter().map(Move::to_string).collect();
-            }
+
+    /// The solver's principal variation of the position, when it has a
+    /// solver and the time for it.
+    fn solver_line(&self) -> Vec<String> {
+        let Some(solver) = &self.solver else {
+            return Vec::new();
+        };
+        // The table is warm from the moves' searches: the line costs
+        // little, and is skipped if even that runs out of time.
+        match solver.solve_until(self.state, 1, self.stop(self.end)) {
+            Ok(solution) => solution.pv.iter().map(Move::to_string).collect(),
+            Err(_) => Vec::new(),
         }
-    } else {
-        estimator = Some(request.estimator.to_string());
+    }
+
+    /// Values with the estimator the moves the solver did not value, and
+    /// gives the best estimated move and the estimator's line after it.
+    fn estimate(
+        &self,
+        moves: &mut [MoveAnalysis],
+        children: &[G::State],
+    ) -> Result<Vec<String>, ApiError> {
         // The estimator has what is left of the analysis's time, shared
         // equally among the moves it values (a depth it does not complete
         // in its share gives the deepest it did).
-        let until = end;
-        let mut agent: Box<dyn Agent<G>> = request.estimator.build();
+        let mut agent: Box<dyn Agent<G>> = self.request.estimator.build();
         let mut lines = Vec::with_capacity(moves.len());
         let mut left = moves
             .iter()
-            .zip(&children)
-            .filter(|(m, c)| !m.exact && !game.is_over(c))
+            .zip(children)
+            .filter(|(m, c)| !m.exact && !self.game.is_over(c))
             .count();
-        for (m, child) in moves.iter_mut().zip(&children) {
-            if m.exact || game.is_over(child) {
+        for (m, child) in moves.iter_mut().zip(children) {
+            if m.exact || self.game.is_over(child) {
                 lines.push(Vec::new());
                 continue;
             }
-            let t0 = Instant::now();
-            let share = until.saturating_duration_since(t0) / left.max(1) as u32;
+            lines.push(self.estimate_move(agent.as_mut(), m, child, left)?);
             left -= 1;
-            // An agent plays a forced move without searching it, so the
-            // value is looked for past the forced moves.
-            let (at, mut line) = past_forced_moves(game, child);
-            let same = game.to_move(&at) == Some(mover);
-            if let Some(outcome) = game.outcome(&at) {
-                m.value = Some(f64::from(outcome.margin_for(mover)));
-                lines.push(line);
-                continue;
-            }
-            agent.new_game(0);
-            match agent.choose_until(game, &at, stop(t0 + share)) {
-                Ok(_) => {}
-                Err(_) if gone() => return Err(ApiError::Gone),
-                Err(_) => {
-                    lines.push(Vec::new());
-                    continue;
-                }
-            }
-            let info = agent.info();
-            m.value = info.value.map(|v| if same { v } else { -v });
-            m.ms += t0.elapsed().as_secs_f64() * 1e3;
-            line.extend(info.pv.moves().iter().map(Move::to_string));
-            lines.push(line);
         }
-        let best = moves
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| m.value.map(|v| (i, v)))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((i, _)) = best {
-            pv.push(moves[i].mv.clone());
-            pv.append(&mut lines[i]);
-        }
+        Ok(best_line(moves, lines))
     }
+
+    /// Values `m`, whose position is `child`, with `agent` in an equal
+    /// share of the time left for it and the `left - 1` moves after it,
+    /// and gives the line after `m`: the forced moves and the agent's
+    /// principal variation (none if the agent failed).
+    fn estimate_move(
+        &self,
+        agent: &mut dyn Agent<G>,
+        m: &mut MoveAnalysis,
+        child: &G::State,
+        left: usize,
+    ) -> Result<Vec<String>, ApiError> {
+        let t0 = Instant::now();
+        let share = self.end.saturating_duration_since(t0) / left.max(1) as u32;
+        // An agent plays a forced move without searching it, so the
+        // value is looked for past the forced moves.
+        let (at, mut line) = past_forced_moves(self.game, child);
+        let same = self.game.to_move(&at) == Some(self.mover);
+        if let Some(outcome) = self.game.outcome(&at) {
+            m.value = Some(f64::from(outcome.margin_for(self.mover)));
+            return Ok(line);
+        }
+        agent.new_game(0);
+        match agent.choose_until(self.game, &at, self.stop(t0 + share)) {
+            Ok(_) => {}
+            Err(_) if self.gone() => return Err(ApiError::Gone),
+            Err(_) => return Ok(Vec::new()),
+        }
+        let info = agent.info();
+        m.value = info.value.map(|v| if same { v } else { -v });
+        m.ms += t0.elapsed().as_secs_f64() * 1e3;
+        line.extend(info.pv.moves().iter().map(Move::to_string));
+        Ok(line)
+    }
+}
+
+/// The best valued move followed by its line (`lines` has one per move;
+/// the last of equal values), or nothing when no move has a value.
+fn best_line(moves: &[MoveAnalysis], mut lines: Vec<Vec<String>>) -> Vec<String> {
+    let best = moves
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.value.map(|v| (i, v)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let mut pv = Vec::new();
+    if let Some((i, _)) = best {
+        pv.push(moves[i].mv.clone());
+        pv.append(&mut lines[i]);
+    }
+    pv
+}
+
+/// Marks the moves of the best value, and gives that value.
+fn mark_best(moves: &mut [MoveAnalysis]) -> Option<f64> {
     let value = moves.iter().filter_map(|m| m.value).max_by(f64::total_cmp);
-    for m in &mut moves {
+    for m in moves {
         m.best = m.value.is_some() && m.value == value;
     }
-    Ok(Analysis {
-        exact,
-        value,
-        ms: start.elapsed().as_secs_f64() * 1e3,
-        moves,
-        pv,
-        estimator,
-        solver: refusal,
-        building,
-    })
+    value
 }
