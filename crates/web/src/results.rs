@@ -413,25 +413,70 @@ pub struct GamePage {
 
 /// The games of `dir` that pass `filter`, a page of them.
 pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> {
-    let result = match filter.result.as_deref() {
-        None | Some("") => None,
-        Some(r @ ("win" | "loss" | "draw")) => Some(r),
-        Some(other) => {
-            return Err(ApiError::BadRequest(format!(
-                "result `{other}`: win, loss or draw"
-            )))
-        }
+    let query = GameQuery::parse(filter)?;
+    let log = dir.join(GAMES_FILE);
+    let index = LogIndex::read(&log, &query)?;
+    let shown = &index.matched[index.matched.len().min(filter.offset.unwrap_or(0))..];
+    let shown = &shown[..shown.len().min(query.limit)];
+    let wanted: HashSet<u64> = shown.iter().map(|g| g.0).collect();
+    let blunders = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        blunder_counts(&dir.join(ANNOTATIONS), &wanted)?
     };
-    let limit = filter.limit.unwrap_or(100);
-    if limit > MAX_PAGE {
-        return Err(ApiError::BadRequest(format!(
-            "limit {limit}: at most {MAX_PAGE} games a page"
-        )));
+    let games = summaries(&log, shown, &blunders)?;
+    Ok(GamePage {
+        total: index.total,
+        matched: index.matched.len(),
+        games,
+        agents: index.agents.into_iter().collect(),
+        ends: index.ends.into_iter().collect(),
+    })
+}
+
+/// A [`GameFilter`], checked: which games pass, and how many a page shows.
+struct GameQuery<'a> {
+    /// `win`, `loss` or `draw`, for the agent's seat (the first seat's
+    /// when no agent is named).
+    result: Option<&'a str>,
+    /// Only games this agent plays.
+    agent: Option<&'a str>,
+    /// Only games that ended this way.
+    end: Option<&'a str>,
+    /// Most games on the page.
+    limit: usize,
+}
+
+impl<'a> GameQuery<'a> {
+    /// Checks `filter`'s result, then its limit; empty fields filter
+    /// nothing.
+    fn parse(filter: &'a GameFilter) -> Result<Self, ApiError> {
+        let result = match filter.result.as_deref() {
+            None | Some("") => None,
+            Some(r @ ("win" | "loss" | "draw")) => Some(r),
+            Some(other) => {
+                return Err(ApiError::BadRequest(format!(
+                    "result `{other}`: win, loss or draw"
+                )))
+            }
+        };
+        let limit = filter.limit.unwrap_or(100);
+        if limit > MAX_PAGE {
+            return Err(ApiError::BadRequest(format!(
+                "limit {limit}: at most {MAX_PAGE} games a page"
+            )));
+        }
+        Ok(GameQuery {
+            result,
+            agent: filter.agent.as_deref().filter(|a| !a.is_empty()),
+            end: filter.end.as_deref().filter(|e| !e.is_empty()),
+            limit,
+        })
     }
-    let agent = filter.agent.as_deref().filter(|a| !a.is_empty());
-    let end = filter.end.as_deref().filter(|e| !e.is_empty());
-    let passes = |g: &Listed| {
-        let seat = match agent {
+
+    /// Whether `g` passes every filter.
+    fn passes(&self, g: &Listed) -> bool {
+        let seat = match self.agent {
             Some(a) => match g.players.iter().position(|p| p == a) {
                 Some(seat) => seat,
                 None => return false,
@@ -443,77 +488,96 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
             Some(w) if usize::from(w) == seat => "win",
             Some(_) => "loss",
         };
-        result.is_none_or(|r| r == outcome) && end.is_none_or(|e| e == g.end)
-    };
-    // One pass over the stream keeps the id and byte offset of each game
-    // that passes (16 bytes a game, not a record); the log is in finishing
-    // order, the list in id order. The page's games are then read at their
-    // offsets.
-    let log = dir.join(GAMES_FILE);
-    let mut total = 0;
-    let mut matched: Vec<(u64, u64)> = Vec::new();
-    let mut agents = BTreeSet::new();
-    let mut ends = BTreeSet::new();
-    each_line(&log, |at, g: Listed| {
-        total += 1;
-        if passes(&g) {
-            matched.push((g.id, at));
-        }
-        if !agents.contains(&g.players[0]) || !agents.contains(&g.players[1]) {
-            agents.extend(g.players);
-        }
-        if !ends.contains(&g.end) {
-            ends.insert(g.end);
-        }
-        ControlFlow::Continue(())
-    })?;
-    matched.sort_unstable();
-    // A game logged twice (a damaged log) is listed once.
-    matched.dedup_by_key(|g| g.0);
-    let shown = &matched[matched.len().min(filter.offset.unwrap_or(0))..];
-    let shown = &shown[..shown.len().min(limit)];
-    let wanted: HashSet<u64> = shown.iter().map(|g| g.0).collect();
-    let mut blunders: HashMap<u64, [u32; 2]> = HashMap::new();
-    if !wanted.is_empty() {
-        let path = dir.join(ANNOTATIONS);
-        let mut noted = Vec::new();
-        each_line(&path, |at, n: Id| {
-            if wanted.contains(&n.id) {
-                noted.push(at);
+        self.result.is_none_or(|r| r == outcome) && self.end.is_none_or(|e| e == g.end)
+    }
+}
+
+/// What one pass over a games log finds.
+struct LogIndex {
+    /// Games in the log.
+    total: usize,
+    /// The id and byte offset of each game that passes, in id order, each
+    /// id once.
+    matched: Vec<(u64, u64)>,
+    /// Every agent of the log.
+    agents: BTreeSet<String>,
+    /// Every end reason of the log.
+    ends: BTreeSet<String>,
+}
+
+impl LogIndex {
+    /// One pass over the stream keeps the id and byte offset of each game
+    /// that passes `query` (16 bytes a game, not a record); the log is in
+    /// finishing order, the list in id order. The page's games are then
+    /// read at their offsets.
+    fn read(log: &Path, query: &GameQuery) -> Result<Self, ApiError> {
+        let mut index = LogIndex {
+            total: 0,
+            matched: Vec::new(),
+            agents: BTreeSet::new(),
+            ends: BTreeSet::new(),
+        };
+        each_line(log, |at, g: Listed| {
+            index.total += 1;
+            if query.passes(&g) {
+                index.matched.push((g.id, at));
+            }
+            if !index.agents.contains(&g.players[0]) || !index.agents.contains(&g.players[1]) {
+                index.agents.extend(g.players);
+            }
+            if !index.ends.contains(&g.end) {
+                index.ends.insert(g.end);
             }
             ControlFlow::Continue(())
         })?;
-        if !noted.is_empty() {
-            for at in noted {
-                let n: GameNotes = line_at(&path, at)?;
-                let mut count = [0u32; 2];
-                for m in n.moves.iter().filter(|m| m.blunder) {
-                    count[m.seat.min(1)] += 1;
-                }
-                blunders.insert(n.id, count);
-            }
-        }
+        index.matched.sort_unstable();
+        // A game logged twice (a damaged log) is listed once.
+        index.matched.dedup_by_key(|g| g.0);
+        Ok(index)
     }
+}
+
+/// The blunders of each seat in the notes (`path`) of the `wanted` games
+/// that have notes: the notes are found in one pass over ids, and only
+/// theirs read whole.
+fn blunder_counts(path: &Path, wanted: &HashSet<u64>) -> Result<HashMap<u64, [u32; 2]>, ApiError> {
+    let mut noted = Vec::new();
+    each_line(path, |at, n: Id| {
+        if wanted.contains(&n.id) {
+            noted.push(at);
+        }
+        ControlFlow::Continue(())
+    })?;
+    let mut blunders = HashMap::new();
+    for at in noted {
+        let n: GameNotes = line_at(path, at)?;
+        let mut count = [0u32; 2];
+        for m in n.moves.iter().filter(|m| m.blunder) {
+            count[m.seat.min(1)] += 1;
+        }
+        blunders.insert(n.id, count);
+    }
+    Ok(blunders)
+}
+
+/// The summaries of the `shown` games, read at their offsets in `log`.
+fn summaries(
+    log: &Path,
+    shown: &[(u64, u64)],
+    blunders: &HashMap<u64, [u32; 2]>,
+) -> Result<Vec<GameSummary>, ApiError> {
     let mut page = Vec::with_capacity(shown.len());
-    if !shown.is_empty() {
-        for &(id, at) in shown {
-            let g: GameRecord = line_at(&log, at)?;
-            page.push(GameSummary {
-                id,
-                blunders: blunders.get(&id).copied(),
-                players: g.players,
-                scores: g.scores,
-                winner: g.winner,
-                end: g.end,
-                plies: g.plies,
-            });
-        }
+    for &(id, at) in shown {
+        let g: GameRecord = line_at(log, at)?;
+        page.push(GameSummary {
+            id,
+            blunders: blunders.get(&id).copied(),
+            players: g.players,
+            scores: g.scores,
+            winner: g.winner,
+            end: g.end,
+            plies: g.plies,
+        });
     }
-    Ok(GamePage {
-        total,
-        matched: matched.len(),
-        games: page,
-        agents: agents.into_iter().collect(),
-        ends: ends.into_iter().collect(),
-    })
+    Ok(page)
 }
