@@ -130,87 +130,120 @@ impl FromStr for Setup {
     type Err = PositionError;
 
     fn from_str(text: &str) -> Result<Setup, PositionError> {
-        let syntax = |why: String| PositionError::Syntax {
-            text: text.to_string(),
-            why,
-        };
+        let parser = SetupParser { text };
         let fields: Vec<&str> = text.trim().split('/').collect();
         if !(4..=5).contains(&fields.len()) {
-            return Err(syntax(format!(
+            return Err(parser.syntax(format!(
                 "expected 4 fields separated by '/' (pits of player 0, pits of player 1, stores, to move) \
                  and in multi-round Congkak a fifth (the round, e.g. r2,0), found {}",
                 fields.len()
             )));
         }
-        let count = |n: &str, what: &str| {
-            n.trim().parse::<u8>().map_err(|_| {
-                syntax(format!(
-                    "{what}: '{}' is not a seed count from 0 to 255",
-                    truncate_input(n.trim())
-                ))
-            })
-        };
-        // A row: seed counts, or `x` for a burnt hole (which holds none).
-        let row = |field: &str, what: &str| -> Result<(Vec<u8>, u16), PositionError> {
-            let mut burnt = 0u16;
-            let mut seeds = Vec::new();
-            for (i, n) in field.split(',').enumerate() {
-                if n.trim().eq_ignore_ascii_case("x") {
-                    if i >= MAX_PITS {
-                        return Err(syntax(format!(
-                            "{what}: a burnt hole (x) at pit {}, but no board has more than {MAX_PITS} pits",
-                            i + 1
-                        )));
-                    }
-                    burnt |= 1 << i;
-                    seeds.push(0);
-                } else {
-                    seeds.push(count(n, what)?);
-                }
-            }
-            Ok((seeds, burnt))
-        };
-        let (row0, burnt0) = row(fields[0], "player 0's pits")?;
-        let (row1, burnt1) = row(fields[1], "player 1's pits")?;
-        let stores = fields[2]
-            .split(',')
-            .map(|n| count(n, "stores"))
-            .collect::<Result<Vec<u8>, _>>()?;
-        if stores.len() != 2 {
-            return Err(syntax(format!(
-                "stores: expected two numbers 'store0,store1', found {}",
-                stores.len()
-            )));
-        }
-        let (to_move, swap_available) = match fields[3].trim() {
-            "0" => (Some(Player::ZERO), false),
-            "1" => (Some(Player::ONE), false),
-            "0s" => (Some(Player::ZERO), true),
-            "1s" => (Some(Player::ONE), true),
-            "-" => (None, false),
-            other => {
-                return Err(syntax(format!(
-                    "to move: '{}' is not 0, 1, 0s, 1s (swap still to be offered) or - (game over)",
-                    truncate_input(other)
-                )))
-            }
-        };
+        let (row0, burnt0) = parser.row(fields[0], "player 0's pits")?;
+        let (row1, burnt1) = parser.row(fields[1], "player 1's pits")?;
+        let stores = parser.stores(fields[2])?;
+        let (to_move, swap_available) = parser.to_move(fields[3])?;
         let round = match fields.get(4) {
             None => None,
-            Some(field) => Some(parse_round(field.trim()).ok_or_else(|| {
-                syntax(format!(
-                    "round: '{}' is not rR,P (round R from 1, begun by player P, 0 or 1), e.g. r2,0",
-                    truncate_input(field.trim())
-                ))
-            })?),
+            Some(field) => Some(parser.round(field)?),
         };
         Ok(Setup {
             rows: ByPlayer([row0, row1]),
-            stores: ByPlayer([stores[0], stores[1]]),
+            stores,
             to_move,
             swap_available,
             burnt: ByPlayer([burnt0, burnt1]),
             round,
+        })
+    }
+}
+
+/// Reads the fields of a position string, each error naming the whole
+/// string.
+struct SetupParser<'a> {
+    /// The whole position string, as given.
+    text: &'a str,
+}
+
+impl SetupParser<'_> {
+    /// A syntax error in the position string: `why`.
+    fn syntax(&self, why: String) -> PositionError {
+        PositionError::Syntax {
+            text: self.text.to_string(),
+            why,
+        }
+    }
+
+    /// A seed count, `what` naming where it stands.
+    fn count(&self, n: &str, what: &str) -> Result<u8, PositionError> {
+        n.trim().parse::<u8>().map_err(|_| {
+            self.syntax(format!(
+                "{what}: '{}' is not a seed count from 0 to 255",
+                truncate_input(n.trim())
+            ))
+        })
+    }
+
+    /// A row: seed counts, or `x` for a burnt hole (which holds none); the
+    /// seeds and the burnt holes as a bit set.
+    fn row(&self, field: &str, what: &str) -> Result<(Vec<u8>, u16), PositionError> {
+        let mut burnt = 0u16;
+        let mut seeds = Vec::new();
+        for (i, n) in field.split(',').enumerate() {
+            if n.trim().eq_ignore_ascii_case("x") {
+                if i >= MAX_PITS {
+                    return Err(self.syntax(format!(
+                        "{what}: a burnt hole (x) at pit {}, but no board has more than {MAX_PITS} pits",
+                        i + 1
+                    )));
+                }
+                burnt |= 1 << i;
+                seeds.push(0);
+            } else {
+                seeds.push(self.count(n, what)?);
+            }
+        }
+        Ok((seeds, burnt))
+    }
+
+    /// The stores: `store0,store1`.
+    fn stores(&self, field: &str) -> Result<ByPlayer<u8>, PositionError> {
+        let stores = field
+            .split(',')
+            .map(|n| self.count(n, "stores"))
+            .collect::<Result<Vec<u8>, _>>()?;
+        if stores.len() != 2 {
+            return Err(self.syntax(format!(
+                "stores: expected two numbers 'store0,store1', found {}",
+                stores.len()
+            )));
+        }
+        Ok(ByPlayer([stores[0], stores[1]]))
+    }
+
+    /// Who is to move (`None` when the game is over), and whether the swap
+    /// is still to be offered.
+    fn to_move(&self, field: &str) -> Result<(Option<Player>, bool), PositionError> {
+        match field.trim() {
+            "0" => Ok((Some(Player::ZERO), false)),
+            "1" => Ok((Some(Player::ONE), false)),
+            "0s" => Ok((Some(Player::ZERO), true)),
+            "1s" => Ok((Some(Player::ONE), true)),
+            "-" => Ok((None, false)),
+            other => Err(self.syntax(format!(
+                "to move: '{}' is not 0, 1, 0s, 1s (swap still to be offered) or - (game over)",
+                truncate_input(other)
+            ))),
+        }
+    }
+
+    /// The round of multi-round Congkak: `rR,P`.
+    fn round(&self, field: &str) -> Result<Round, PositionError> {
+        parse_round(field.trim()).ok_or_else(|| {
+            self.syntax(format!(
+                "round: '{}' is not rR,P (round R from 1, begun by player P, 0 or 1), e.g. r2,0",
+                truncate_input(field.trim())
+            ))
         })
     }
 }
