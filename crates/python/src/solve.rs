@@ -8,7 +8,8 @@ use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use mancala_agents::StopCondition;
-use mancala_core::{Game, GameSpec, Move};
+use mancala_core::{Game, GameSpec, KalahRules, Move};
+use mancala_solver::positions::ExactPosition;
 use mancala_solver::{Overrides, Profile, Solvable, SolveError, SolverOptions, Solvers};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{
@@ -263,15 +264,7 @@ pub fn exact_positions<'py>(
     db_cache: bool,
     distinct: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = match game.cast::<PyGame>() {
-        Ok(g) => g.get().spec,
-        Err(_) => crate::game::parse_spec(&game.extract::<String>()?)?,
-    };
-    let GameSpec::Kalah(rules) = spec else {
-        return Err(PyValueError::new_err(format!(
-            "exact_positions plays Kalah only, not {spec}"
-        )));
-    };
+    let (spec, rules) = kalah_rules(game)?;
     if count == 0 {
         return Err(PyValueError::new_err("count must be at least 1"));
     }
@@ -289,8 +282,34 @@ pub fn exact_positions<'py>(
         games_only: false,
         distinct,
     };
+    let made = make_positions(py, &options)?;
+    PositionArrays::new(rules, &made.set.positions)?.into_dict(py)
+}
+
+/// The Kalah rules of `game` (a `Game` or a spec string) and its spec;
+/// `ValueError` for any other game.
+fn kalah_rules(game: &Bound<'_, PyAny>) -> PyResult<(GameSpec, KalahRules)> {
+    let spec = match game.cast::<PyGame>() {
+        Ok(g) => g.get().spec,
+        Err(_) => crate::game::parse_spec(&game.extract::<String>()?)?,
+    };
+    let GameSpec::Kalah(rules) = spec else {
+        return Err(PyValueError::new_err(format!(
+            "exact_positions plays Kalah only, not {spec}"
+        )));
+    };
+    Ok((spec, rules))
+}
+
+/// Makes the set `options` describe, Ctrl-C stopping it: an interrupted
+/// run raises `KeyboardInterrupt` even when it solved some positions, and
+/// the analysis's errors become Python's.
+fn make_positions(
+    py: Python<'_>,
+    options: &mancala_analysis::positions::ExactPositionsOptions,
+) -> PyResult<mancala_analysis::positions::MadePositions> {
     let made = interruptible(py, |cancel| {
-        mancala_analysis::positions::exact_positions(&options, &(), cancel)
+        mancala_analysis::positions::exact_positions(options, &(), cancel)
     })?;
     let made = made.map_err(|e| match e {
         mancala_analysis::AnalysisError::BadInput(why) => PyValueError::new_err(why),
@@ -301,51 +320,94 @@ pub fn exact_positions<'py>(
     if made.interrupted {
         return Err(PyKeyboardInterrupt::new_err(""));
     }
-    let positions = &made.set.positions;
-    let n = positions.len();
-    let width = rules.observation_len();
-    let actions = rules.num_actions();
-    let pits = rules.pits();
-    let mut observations = vec![0f32; n * width];
-    let mut legal = vec![false; n * actions];
-    let mut move_values = vec![0i32; n * actions];
-    let mut best = vec![false; n * actions];
-    let mut values = Vec::with_capacity(n);
-    let mut players = Vec::with_capacity(n);
-    let mut plies = Vec::with_capacity(n);
-    let mut notations = Vec::with_capacity(n);
-    for (i, p) in positions.iter().enumerate() {
+    Ok(made)
+}
+
+/// The columns of `exact_positions`'s dict, flat, one row per position:
+/// matrices are `n` rows of `width` observations or `actions` actions.
+struct PositionArrays {
+    n: usize,
+    width: usize,
+    actions: usize,
+    observations: Vec<f32>,
+    legal: Vec<bool>,
+    move_values: Vec<i32>,
+    best: Vec<bool>,
+    values: Vec<i32>,
+    players: Vec<i8>,
+    plies: Vec<i32>,
+    notations: Vec<String>,
+}
+
+impl PositionArrays {
+    /// The rows of `positions`, solved positions of `rules`.
+    fn new(rules: KalahRules, positions: &[ExactPosition]) -> PyResult<Self> {
+        let n = positions.len();
+        let width = rules.observation_len();
+        let actions = rules.num_actions();
+        let mut arrays = PositionArrays {
+            n,
+            width,
+            actions,
+            observations: vec![0f32; n * width],
+            legal: vec![false; n * actions],
+            move_values: vec![0i32; n * actions],
+            best: vec![false; n * actions],
+            values: Vec::with_capacity(n),
+            players: Vec::with_capacity(n),
+            plies: Vec::with_capacity(n),
+            notations: Vec::with_capacity(n),
+        };
+        for (i, p) in positions.iter().enumerate() {
+            arrays.push_row(rules, i, p)?;
+        }
+        Ok(arrays)
+    }
+
+    /// Fills row `i` with position `p`.
+    fn push_row(&mut self, rules: KalahRules, i: usize, p: &ExactPosition) -> PyResult<()> {
+        let (width, actions) = (self.width, self.actions);
         let state = rules
             .parse_position(&p.position)
             .map_err(|e| PyRuntimeError::new_err(format!("a solved position: {e}")))?;
-        rules.observe(&state, &mut observations[i * width..(i + 1) * width]);
+        rules.observe(&state, &mut self.observations[i * width..(i + 1) * width]);
         let value = p.value();
         for m in &p.moves {
-            let a = i * actions + m.mv.action_index(pits);
-            legal[a] = true;
-            move_values[a] = m.value;
-            best[a] = m.value == value;
+            let a = i * actions + m.mv.action_index(rules.pits());
+            self.legal[a] = true;
+            self.move_values[a] = m.value;
+            self.best[a] = m.value == value;
         }
-        values.push(value);
-        players.push(rules.to_move(&state).map_or(-1, |p| p.index() as i8));
-        plies.push(p.ply as i32);
-        notations.push(p.position.clone());
+        self.values.push(value);
+        self.players
+            .push(rules.to_move(&state).map_or(-1, |p| p.index() as i8));
+        self.plies.push(p.ply as i32);
+        self.notations.push(p.position.clone());
+        Ok(())
     }
-    let d = PyDict::new(py);
-    let matrix = |v: Vec<f32>, w: usize| PyArray1::from_vec(py, v).reshape([n, w]);
-    d.set_item("observations", matrix(observations, width)?)?;
-    d.set_item(
-        "legal",
-        PyArray1::from_vec(py, legal).reshape([n, actions])?,
-    )?;
-    d.set_item(
-        "move_values",
-        PyArray1::from_vec(py, move_values).reshape([n, actions])?,
-    )?;
-    d.set_item("best", PyArray1::from_vec(py, best).reshape([n, actions])?)?;
-    d.set_item("values", PyArray1::from_vec(py, values))?;
-    d.set_item("players", PyArray1::from_vec(py, players))?;
-    d.set_item("plies", PyArray1::from_vec(py, plies))?;
-    d.set_item("positions", notations)?;
-    Ok(d)
+
+    /// The dict of NumPy arrays (and the list of notations).
+    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let n = self.n;
+        let d = PyDict::new(py);
+        let matrix = |v: Vec<f32>, w: usize| PyArray1::from_vec(py, v).reshape([n, w]);
+        d.set_item("observations", matrix(self.observations, self.width)?)?;
+        d.set_item(
+            "legal",
+            PyArray1::from_vec(py, self.legal).reshape([n, self.actions])?,
+        )?;
+        d.set_item(
+            "move_values",
+            PyArray1::from_vec(py, self.move_values).reshape([n, self.actions])?,
+        )?;
+        d.set_item(
+            "best",
+            PyArray1::from_vec(py, self.best).reshape([n, self.actions])?,
+        )?;
+        d.set_item("values", PyArray1::from_vec(py, self.values))?;
+        d.set_item("players", PyArray1::from_vec(py, self.players))?;
+        d.set_item("plies", PyArray1::from_vec(py, self.plies))?;
+        d.set_item("positions", self.notations)?;
+        Ok(d)
+    }
 }
