@@ -683,21 +683,7 @@ impl Solvers {
                             .build(*rules, key, &mine, false)
                             .map_err(SolveError::Shared);
                     }
-                    let pool = Arc::clone(self);
-                    let (rules, key2, theirs) = (*rules, key.clone(), Arc::clone(&mine));
-                    let started = std::thread::Builder::new()
-                        .name("solver-build".into())
-                        .spawn(move || {
-                            let _ = pool.build(rules, key2, &theirs, true);
-                        });
-                    shelves = self.lock();
-                    if let Err(e) = started {
-                        let e = Arc::new(SolveError::Threads(Box::new(e)));
-                        shelves.building = false;
-                        G::shelf(&mut shelves).slots.remove(&key);
-                        self.built.notify_all();
-                        return Err(SolveError::Shared(e));
-                    }
+                    shelves = self.build_in_background(*rules, &key, &mine)?;
                     ticket = Some(mine);
                     continue;
                 }
@@ -706,17 +692,55 @@ impl Solvers {
             if stop.reached() {
                 return Err(SolveError::Stopped);
             }
-            // Woken by a build's end; the stop condition is looked at
-            // between.
-            let wait = stop.deadline.map_or(WAIT_STEP, |d| {
-                d.saturating_duration_since(Instant::now()).min(WAIT_STEP)
-            });
-            shelves = self
-                .built
-                .wait_timeout(shelves, wait)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            shelves = self.wait_for_build(shelves, &stop);
         }
+    }
+
+    /// Starts building `key`, whose slot says it is being built into
+    /// `ticket`, on a thread of its own, and takes the pool's lock again.
+    ///
+    /// # Errors
+    /// The thread cannot start: the slot is removed (the next request
+    /// tries again) and those waiting are woken to see it.
+    fn build_in_background<G: Solvable>(
+        self: &Arc<Self>,
+        rules: G,
+        key: &Key,
+        ticket: &Ticket<G>,
+    ) -> Result<MutexGuard<'_, Shelves>, SolveError> {
+        let pool = Arc::clone(self);
+        let (key2, theirs) = (key.clone(), Arc::clone(ticket));
+        let started = std::thread::Builder::new()
+            .name("solver-build".into())
+            .spawn(move || {
+                let _ = pool.build(rules, key2, &theirs, true);
+            });
+        let mut shelves = self.lock();
+        if let Err(e) = started {
+            let e = Arc::new(SolveError::Threads(Box::new(e)));
+            shelves.building = false;
+            G::shelf(&mut shelves).slots.remove(key);
+            self.built.notify_all();
+            return Err(SolveError::Shared(e));
+        }
+        Ok(shelves)
+    }
+
+    /// Waits, holding `shelves` no longer, until a build ends or a short
+    /// step passes (no later than `stop`'s deadline), so that the caller
+    /// looks at its stop condition between; the lock held again.
+    fn wait_for_build<'a>(
+        &'a self,
+        shelves: MutexGuard<'a, Shelves>,
+        stop: &StopCondition<'_>,
+    ) -> MutexGuard<'a, Shelves> {
+        let wait = stop.deadline.map_or(WAIT_STEP, |d| {
+            d.saturating_duration_since(Instant::now()).min(WAIT_STEP)
+        });
+        self.built
+            .wait_timeout(shelves, wait)
+            .unwrap_or_else(|p| p.into_inner())
+            .0
     }
 
     /// Builds the solver of `key`, whose slot says it is being built, and
