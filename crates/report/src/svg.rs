@@ -135,12 +135,17 @@ pub(crate) fn open(out: &mut String, width: f64, height: f64, title: &str, desc:
     );
 }
 
-pub(crate) fn text(out: &mut String, x: f64, y: f64, anchor: &str, class: &str, body: &str) {
-    let class = if class.is_empty() {
+/// ` class="..."` for a non-empty `class`, else nothing.
+pub(crate) fn class_attr(class: &str) -> String {
+    if class.is_empty() {
         String::new()
     } else {
         format!(" class=\"{class}\"")
-    };
+    }
+}
+
+pub(crate) fn text(out: &mut String, x: f64, y: f64, anchor: &str, class: &str, body: &str) {
+    let class = class_attr(class);
     let _ = writeln!(
         out,
         "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\"{class}>{}</text>",

@@ -255,11 +255,7 @@ pub(crate) fn whisker_and_dot(
 
 /// Text turned to read upwards, centred on `(x, y)`: a y axis's label.
 pub(crate) fn rotated_label(out: &mut String, x: f64, y: f64, class: &str, body: &str) {
-    let class = if class.is_empty() {
-        String::new()
-    } else {
-        format!(" class=\"{class}\"")
-    };
+    let class = super::class_attr(class);
     let _ = writeln!(
         out,
         "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\"{class} transform=\"rotate(-90 {x} {y})\">{}</text>",
