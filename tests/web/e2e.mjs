@@ -327,7 +327,9 @@ async function testAnimationLabels(page) {
   await page.uncheck('#two-humans');
   await page.fill('#g-spec', 'kalah');
   await page.dispatchEvent('#g-spec', 'change');
-  await page.selectOption('#a-preset', 'random');
+  // Greedy (player 1) answers with pit 3 too: its own extra turn, whose
+  // notice must go before its next sowing. Deterministic, unlike random.
+  await page.selectOption('#a-preset', 'greedy');
   await page.selectOption('#seat', '0');
   await page.click('#new-game');
   await waitIdle(page);
@@ -340,15 +342,17 @@ async function testAnimationLabels(page) {
     window.__seen = { names: new Set(), notices: new Set() };
     const svg = document.getElementById('play-board');
     new MutationObserver(() => {
-      // Frames of a sowing only (a lit pit): while an agent thinks about its
-      // extra turn, the notice saying it has one is right to stay.
-      if (document.getElementById('view-play').dataset.busy !== '1' || !svg.querySelector('.cell.lit, .cell.from')) return;
+      // Frames of a sowing only (a lit pit; `.from` alone also marks the
+      // last move on a finished board): once a move is sown its own notice
+      // is right to show, while the agent thinks about its extra turn too.
+      if (document.getElementById('view-play').dataset.busy !== '1' || !svg.querySelector('.cell.lit')) return;
       svg.querySelectorAll('text.who').forEach((t) => window.__seen.names.add(t.textContent));
       window.__seen.notices.add(document.getElementById('notice').textContent);
     }).observe(svg, { childList: true, subtree: true });
   });
   await page.click('[data-testid="pit-0-0"]');
-  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '2', 'the second sowing');
+  // The human's move and at least two of the agent's: pit 3, then another.
+  await until(async () => Number(await page.getAttribute('#view-play', 'data-plies')) >= 4, 'the agent\'s extra turn');
   await waitIdle(page);
   const seen = await page.evaluate(() => ({ names: [...window.__seen.names], notices: [...window.__seen.notices] }));
   assert.ok(seen.names.length > 0, 'no board drawn during the animation');
