@@ -90,6 +90,22 @@ pub struct MctsOptions {
     /// A value network scores the leaves instead of rollouts
     /// (`eval=net:PATH`, [`NetValueEvaluator`]).
     pub value: Option<crate::NetEval>,
+    /// With a value network: PUCT, with each move's prior from the
+    /// network's value of the position it leads to (`priors=net`), instead
+    /// of UCT. `c` is then PUCT's constant.
+    pub net_priors: bool,
+}
+
+impl MctsOptions {
+    /// The exploration constant when the spec gives none: UCT's, or with
+    /// priors the PUCT constant of the `neural:` agent.
+    pub fn default_c(net_priors: bool) -> f64 {
+        if net_priors {
+            crate::policy::DEFAULT_C_PUCT
+        } else {
+            MctsOptions::default().c
+        }
+    }
 }
 
 impl Default for MctsOptions {
@@ -103,6 +119,7 @@ impl Default for MctsOptions {
             rollout: RolloutPolicy::Heuristic,
             reuse: true,
             value: None,
+            net_priors: false,
         }
     }
 }
@@ -147,24 +164,64 @@ impl RolloutEvaluator {
 /// logistic whose scale (2 seeds) is about the half the networks'
 /// typical error, so that a lead of a seed or two is not taken for a sure
 /// win.
+///
+/// With priors (`priors=net`) it also gives PUCT its priors: each move's
+/// is a softmax of the mover's margin after it, as the network values the
+/// position the move leads to (a finished game by its final margin), at
+/// the same 2 seeds a unit. A value network has no policy head; one ply of
+/// its values is the policy it implies, for six or so more evaluations a
+/// leaf, which cost far less than the tree's own work.
 #[derive(Clone, Debug)]
 pub struct NetValueEvaluator {
     net: crate::NetEval,
+    priors: bool,
 }
 
 impl NetValueEvaluator {
     /// Seeds of margin per unit of the logistic.
     pub const SCALE_SEEDS: f32 = 2.0;
 
-    /// Leaves scored by `net`.
-    pub fn new(net: crate::NetEval) -> NetValueEvaluator {
-        NetValueEvaluator { net }
+    /// Leaves scored by `net`, and with `priors` PUCT's priors too.
+    pub fn new(net: crate::NetEval, priors: bool) -> NetValueEvaluator {
+        NetValueEvaluator { net, priors }
+    }
+
+    /// The mover's margin after each legal move, in `MoveSet` order, as a
+    /// softmax at [`NetValueEvaluator::SCALE_SEEDS`] into `priors`.
+    fn fill_priors<G: Game>(
+        &self,
+        game: &G,
+        state: &G::State,
+        mover: Player,
+        priors: &mut Vec<f32>,
+    ) {
+        priors.clear();
+        let mut child = state.clone();
+        for mv in game.legal_moves(state) {
+            child.clone_from(state);
+            game.play_unchecked(&mut child, mv);
+            let margin = match game.to_move(&child) {
+                None => game.outcome(&child).expect("finished").margin_for(mover) as f32,
+                Some(next) if next == mover => self.net.net().margin(game, &child),
+                Some(_) => -self.net.net().margin(game, &child),
+            };
+            priors.push(margin / Self::SCALE_SEEDS);
+        }
+        let max = priors.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut total = 0.0;
+        for p in priors.iter_mut() {
+            *p = (*p - max).exp();
+            total += *p;
+        }
+        for p in priors.iter_mut() {
+            *p /= total;
+        }
     }
 }
 
 impl<G: Game> Evaluator<G> for NetValueEvaluator {
     fn uses_priors(&self) -> bool {
-        false
+        self.priors
     }
 
     fn evaluate(
@@ -172,7 +229,7 @@ impl<G: Game> Evaluator<G> for NetValueEvaluator {
         game: &G,
         state: &G::State,
         _rng: &mut SmallRng,
-        _priors: &mut Vec<f32>,
+        priors: &mut Vec<f32>,
     ) -> Result<f32, AgentError> {
         // Cheap when it fits; a network of another game would read past
         // its inputs.
@@ -181,8 +238,12 @@ impl<G: Game> Evaluator<G> for NetValueEvaluator {
             .inputs()
             .check(game)
             .map_err(|e| AgentError::Failed(format!("eval=net:{}: {e}", self.net.path())))?;
+        let mover = game.to_move(state).expect("a leaf not over");
+        if self.priors {
+            self.fill_priors(game, state, mover, priors);
+        }
         let margin = self.net.net().margin(game, state);
-        let for_zero = if game.to_move(state) == Some(Player::ONE) {
+        let for_zero = if mover == Player::ONE {
             -margin
         } else {
             margin

@@ -85,7 +85,7 @@ impl AgentSpec {
             AgentSpec::Mcts(o) => match &o.value {
                 Some(net) => Box::new(Mcts::new(
                     o.clone(),
-                    crate::mcts::NetValueEvaluator::new(net.clone()),
+                    crate::mcts::NetValueEvaluator::new(net.clone(), o.net_priors),
                 )),
                 None => Box::new(Mcts::new(
                     o.clone(),
@@ -179,7 +179,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Mcts(o) => {
                 let d = MctsOptions::default();
                 let mut opts = vec![budget_option(o.budget)];
-                if o.c != d.c {
+                if o.c != MctsOptions::default_c(o.net_priors) {
                     opts.push(format!("c={}", o.c));
                 }
                 if o.rollout != d.rollout {
@@ -190,6 +190,9 @@ impl fmt::Display for AgentSpec {
                 }
                 if let Some(net) = &o.value {
                     opts.push(format!("eval={}{}", Eval::NET_PREFIX, net.path()));
+                }
+                if o.net_priors {
+                    opts.push("priors=net".to_string());
                 }
                 write_spec(f, "mcts", &opts)
             }
@@ -415,13 +418,15 @@ fn read_tt_mib(spec: &Spec) -> Result<Option<usize>, SpecError> {
 }
 
 impl MctsOptions {
-    /// Reads `sims`, `time`, `c`, `rollout`, `reuse` and `eval` (only
-    /// `net:PATH`: a value network scores the leaves instead of rollouts).
+    /// Reads `sims`, `time`, `c`, `rollout`, `reuse`, `eval` (only
+    /// `net:PATH`: a value network scores the leaves instead of rollouts)
+    /// and `priors` (only `net`, with `eval=net:PATH`: PUCT with the
+    /// network's priors).
     ///
     /// # Errors
     /// [`SpecError`] naming the key and the accepted values.
     pub fn from_spec(spec: &Spec) -> Result<MctsOptions, SpecError> {
-        spec.check_keys(&["sims", "time", "c", "rollout", "reuse", "eval"])?;
+        spec.check_keys(&["sims", "time", "c", "rollout", "reuse", "eval", "priors"])?;
         let value = match read_eval(spec)? {
             None => None,
             Some(Eval::Net(net)) => Some(net),
@@ -433,6 +438,17 @@ impl MctsOptions {
                 ))
             }
         };
+        let net_priors = match spec.get_choice("priors", &["net"])? {
+            None => false,
+            Some(_) if value.is_none() => {
+                return Err(bad_value(
+                    "priors",
+                    spec.get("priors").unwrap_or_default(),
+                    "priors=net with a value network to take them from (eval=net:PATH)",
+                ))
+            }
+            Some(_) => true,
+        };
         let d = MctsOptions::default();
         let rollout = match spec.get_choice("rollout", RolloutPolicy::NAMES)? {
             Some(i) => RolloutPolicy::ALL[i],
@@ -440,10 +456,13 @@ impl MctsOptions {
         };
         Ok(MctsOptions {
             budget: read_budget(spec, BudgetCount::Sims { fewest: 1 }, d.budget)?,
-            c: spec.get_float("c", 0.0..=100.0)?.unwrap_or(d.c),
+            c: spec
+                .get_float("c", 0.0..=100.0)?
+                .unwrap_or(MctsOptions::default_c(net_priors)),
             rollout,
             reuse: spec.get_bool("reuse")?.unwrap_or(d.reuse),
             value,
+            net_priors,
         })
     }
 }
@@ -526,6 +545,34 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("net:PATH"), "{e}");
+
+        // PUCT with the network's one-ply priors: c is PUCT's then, and
+        // priors need a network to come from.
+        let puct = format!("mcts:sims=50,eval=net:{},priors=net", path.display());
+        let spec: AgentSpec = puct.parse().unwrap();
+        assert_eq!(spec.to_string(), puct);
+        let AgentSpec::Mcts(o) = &spec else {
+            panic!("{spec:?}")
+        };
+        assert!(o.net_priors);
+        assert_eq!(o.c, crate::policy::DEFAULT_C_PUCT);
+        let tuned = format!("mcts:sims=50,c=0.5,eval=net:{},priors=net", path.display());
+        assert_eq!(tuned.parse::<AgentSpec>().unwrap().to_string(), tuned);
+        let mut agent = spec.build::<KalahRules>();
+        agent.new_game(1);
+        assert!(game
+            .legal_moves(&game.start())
+            .contains(agent.choose(&game, &game.start()).unwrap()));
+        let e = "mcts:priors=net"
+            .parse::<AgentSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("eval=net:PATH"), "{e}");
+        let e = format!("mcts:eval=net:{},priors=policy", path.display())
+            .parse::<AgentSpec>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("one of net"), "{e}");
 
         // MCTS scores its leaves with the network instead of rollouts.
         let mcts = format!("mcts:sims=200,eval=net:{}", path.display());

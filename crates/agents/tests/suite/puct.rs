@@ -475,3 +475,114 @@ fn a_gumbel_root_spends_its_budget_as_sequential_halving_says() {
     puct.search(&game, &game.start()).unwrap();
     assert!(puct.improved_policy().is_none());
 }
+
+/// A position with each legal move's exact margin for the mover.
+type Judged = (KalahState, Vec<(String, i64)>);
+
+/// The reference value network and the 300 exact Kalah(6,4) positions,
+/// each with every move's exact margin.
+fn reference_positions() -> (mancala_agents::NetEval, Vec<Judged>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/reference");
+    let net = root.join("kalah-6-4-evalnet.safetensors");
+    let net = mancala_agents::NetEval::load(net.to_str().unwrap()).unwrap();
+    let text = std::fs::read_to_string(root.join("kalah-6-4-exact.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let game = KalahRules::default();
+    let positions = json["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let state = game
+                .parse_position(p["position"].as_str().unwrap())
+                .unwrap();
+            let moves = p["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["mv"].as_str().unwrap().to_string(),
+                        m["value"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            (state, moves)
+        })
+        .collect();
+    (net, positions)
+}
+
+/// `priors=net`: a value network's priors are a softmax of the mover's
+/// margin one ply on. On exact positions the largest prior is a best move
+/// far more often than chance; with a sign wrong (the opponent's margin
+/// after a move that passes the turn taken as the mover's) it would be
+/// the worst.
+#[test]
+fn a_value_networks_priors_favour_the_best_moves() {
+    use mancala_agents::mcts::NetValueEvaluator;
+    let game = KalahRules::default();
+    let (net, positions) = reference_positions();
+    let mut eval = NetValueEvaluator::new(net, true);
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut priors = Vec::new();
+    let (mut best, mut chance) = (0.0, 0.0);
+    for (state, moves) in &positions {
+        let value = eval.evaluate(&game, state, &mut rng, &mut priors).unwrap();
+        assert!((0.0..=1.0).contains(&value));
+        let legal: Vec<String> = game
+            .legal_moves(state)
+            .into_iter()
+            .map(|m| m.to_string())
+            .collect();
+        assert_eq!(priors.len(), legal.len());
+        assert!(
+            (priors.iter().sum::<f32>() - 1.0).abs() < 1e-4,
+            "{priors:?}"
+        );
+        assert!(priors.iter().all(|&p| p > 0.0), "{priors:?}");
+        let top = (0..priors.len())
+            .max_by(|&a, &b| priors[a].total_cmp(&priors[b]))
+            .unwrap();
+        let value_of = |mv: &str| moves.iter().find(|(m, _)| m == mv).unwrap().1;
+        let most = moves.iter().map(|m| m.1).max().unwrap();
+        if value_of(&legal[top]) == most {
+            best += 1.0;
+        }
+        chance += moves.iter().filter(|m| m.1 == most).count() as f64 / moves.len() as f64;
+    }
+    let n = positions.len() as f64;
+    let (best, chance) = (best / n, chance / n);
+    assert!(
+        best > 0.75 && best > chance + 0.2,
+        "best move {best:.3}, by chance {chance:.3}"
+    );
+}
+
+/// PUCT over the network's priors and values is deterministic at a fixed
+/// simulation count and seed.
+#[test]
+fn puct_with_a_value_network_repeats_itself() {
+    let game = KalahRules::default();
+    let (net, positions) = reference_positions();
+    let options = MctsOptions {
+        budget: Budget::Sims(60),
+        c: mancala_agents::policy::DEFAULT_C_PUCT,
+        value: Some(net.clone()),
+        net_priors: true,
+        ..MctsOptions::default()
+    };
+    let play = || {
+        let mut agent = Mcts::new(
+            options.clone(),
+            mancala_agents::mcts::NetValueEvaluator::new(net.clone(), true),
+        );
+        agent.new_game(3);
+        positions
+            .iter()
+            .take(20)
+            .map(|(s, _)| agent.choose(&game, s).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(play(), play());
+}
