@@ -26,3 +26,79 @@ fn the_neural_build_has_train() {
     );
     assert!(run(&["train", "--help"]).contains("<CONFIG>"));
 }
+
+/// `warm_start` in a config: the new network is first trained on the exact
+/// labels of `mancala analyze labels`, and the run says so; labels of
+/// other rules are refused naming the key.
+#[test]
+fn a_training_run_warm_starts_from_exact_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mancala"))
+            .args(args)
+            .output()
+            .expect("the binary runs")
+    };
+    let labels = dir.path().join("labels");
+    let out = run(&[
+        "analyze",
+        "labels",
+        "--game",
+        "kalah:pits=3,seeds=2",
+        "--games",
+        "20",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "-t",
+        "1",
+        "-q",
+        "--out",
+        labels.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let config = |game: &str, name: &str| {
+        let path = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"warm\"\ngame = \"{game}\"\ngenerations = 1\ngames_per_generation = 2\n\
+                 sims = 4\nworkers = 1\nhidden = 16\nblocks = 1\ntrain_steps = 2\ngate_games = 2\n\
+                 eval_games = 0\nbaselines = []\nwarm_start = [{:?}]\nwarm_start_steps = 50\n\
+                 output = {:?}\n",
+                labels.display().to_string(),
+                dir.path().join(name).display().to_string()
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let out = run(&[
+        "train",
+        config("kalah:pits=3,seeds=2", "same").to_str().unwrap(),
+        "-q",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("warm start: "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        line.contains("positions with every move settled") && line.contains("50 steps"),
+        "{line}"
+    );
+    assert!(dir.path().join("same/best.ot").exists());
+    let out = run(&[
+        "train",
+        config("kalah:pits=4,seeds=2", "other").to_str().unwrap(),
+        "-q",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("key `warm_start`") && stderr.contains("holds labels of"),
+        "{stderr}"
+    );
+}

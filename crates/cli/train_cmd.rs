@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mancala_core::{with_game, GameSpec};
+use mancala_neural::targets::ExactTarget;
 use mancala_neural::{cuda_available, Device, NeuralError, TrainConfig, TrainEvent, Trainer};
 
 use crate::{bad_input, Interrupted};
@@ -142,6 +143,37 @@ fn bench<G: mancala_solver::Solvable>(
     Ok(())
 }
 
+/// Trains a new run's network on the exact labels of `config.warm_start`
+/// before its first generation, and says what it learnt.
+fn warm_start<G: mancala_core::Game>(
+    game: &G,
+    config: &TrainConfig,
+    trainer: &mut Trainer<'_, G>,
+) -> Result<()> {
+    let mut samples = Vec::new();
+    let read = mancala_analysis::labels::solved_positions(game, &config.warm_start, &mut |p| {
+        let target = ExactTarget {
+            margin: p.margin,
+            best: Some(p.best),
+        };
+        samples.extend(target.sample(game, &p.state, config.value_target));
+    })
+    .map_err(|e| bad_input(format!("key `warm_start`: {e}")))?;
+    let log = trainer.warm_start(samples).map_err(bad_input)?;
+    eprintln!(
+        "warm start: {} positions with every move settled (of {read} labelled), {} steps in {:.0} s; \
+         loss policy {:.3} -> {:.3}, value {:.3} -> {:.3}",
+        log.positions,
+        log.steps,
+        log.seconds,
+        log.policy_loss.0,
+        log.policy_loss.1,
+        log.value_loss.0,
+        log.value_loss.1
+    );
+    Ok(())
+}
+
 /// `mancala train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
     let mut config = TrainConfig::load(&args.config).map_err(bad_input)?;
@@ -183,6 +215,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 NeuralError::Checkpoint { .. } => bad_input(e),
                 other => other.into(),
             })?;
+        if trainer.generation() == 0 && !config.warm_start.is_empty() {
+            warm_start(game, &config, &mut trainer)?;
+        }
         if !args.quiet {
             eprintln!(
                 "training {} on {spec} ({device:?}), generations {}..={generations} -> {}",

@@ -611,6 +611,100 @@ pub fn labels_rules(dir: &Path) -> Result<GameSpec> {
         .map_err(|e| damaged(format!("game `{}`: {e}", identity.game)))
 }
 
+/// A labelled position whose every move the solver settled: what a
+/// policy can be trained on (see [`solved_positions`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolvedPosition<S> {
+    /// The position.
+    pub state: S,
+    /// The final margin for the player to move with perfect play.
+    pub margin: i32,
+    /// The moves that keep it.
+    pub best: Vec<Move>,
+}
+
+/// Calls `each` once with every distinct position of the label folders
+/// `dirs` (labels of `rules`) whose value and every move's value the
+/// solver settled (searched estimates are not exact, and are left out);
+/// returns how many positions were read in all.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for a folder of other rules or a position
+/// or move that does not fit them; the folders' read errors.
+pub fn solved_positions<G: Game>(
+    rules: &G,
+    dirs: &[PathBuf],
+    each: &mut dyn FnMut(SolvedPosition<G::State>),
+) -> Result<u64> {
+    let name = rules.to_string();
+    let mut seen = std::collections::HashSet::new();
+    let mut read = 0;
+    for dir in dirs {
+        let other = labels_rules(dir)?.to_string();
+        if other != name {
+            return Err(bad_input(format!(
+                "{} holds labels of {other}, not {name}",
+                dir.display()
+            )));
+        }
+        let mut failed = None;
+        read_labels(dir, &mut |game: LabelledGame| {
+            for p in &game.positions {
+                if failed.is_some() {
+                    return;
+                }
+                read += 1;
+                match solved(rules, p) {
+                    Ok(Some(solved)) if seen.insert(rules.key(&solved.state)) => each(solved),
+                    Ok(_) => {}
+                    Err(e) => failed = Some(format!("game {}: {e}", game.id)),
+                }
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(bad_input(format!("{}: {e}", dir.display())));
+        }
+    }
+    Ok(read)
+}
+
+/// `p` as a [`SolvedPosition`], if every move of it was settled.
+fn solved<G: Game>(
+    rules: &G,
+    p: &LabelledPosition,
+) -> std::result::Result<Option<SolvedPosition<G::State>>, String> {
+    let (Some(margin), false) = (p.value, p.searched) else {
+        return Ok(None);
+    };
+    if p.moves.is_empty() || p.moves.iter().any(|(_, v)| v.is_none()) {
+        return Ok(None);
+    }
+    let state = rules
+        .parse_position(&p.position)
+        .map_err(|e| format!("position `{}`: {e}", p.position))?;
+    let mut best = Vec::new();
+    for (text, value) in &p.moves {
+        if *value == Some(margin) {
+            let mv: Move = text.parse().map_err(|e| format!("move `{text}`: {e}"))?;
+            if !rules.legal_moves(&state).contains(mv) {
+                return Err(format!("move `{text}` is not legal in `{}`", p.position));
+            }
+            best.push(mv);
+        }
+    }
+    if best.is_empty() {
+        return Err(format!(
+            "`{}` is worth {margin}, but no move has that value",
+            p.position
+        ));
+    }
+    Ok(Some(SolvedPosition {
+        state,
+        margin,
+        best,
+    }))
+}
+
 /// Calls `each` with every whole game of the folder's `labels.jsonl`, in
 /// the file's order (a torn last line, from a run still going or killed,
 /// is left out); returns how many there were.
@@ -920,6 +1014,64 @@ mod tests {
             checked > 40 && total.settled * 10 > total.positions * 9,
             "{total:?}"
         );
+    }
+
+    /// The positions a policy can learn from: each distinct one whose
+    /// moves were all settled, once, with the moves of the best value as a
+    /// solver finds them; nothing else, and other rules refused.
+    #[test]
+    fn solved_positions_are_the_fully_settled_ones_with_their_best_moves() {
+        let o = LabelOptions {
+            max_pit_seeds: Some(14),
+            ..options(4, 2)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        label(&o, dir.path(), &(), &AtomicBool::new(false)).unwrap();
+        let solver =
+            mancala_solver::exact_solver(&o.rules, &mancala_solver::SolverOptions::small())
+                .unwrap();
+        let mut want = std::collections::HashSet::new();
+        for game in lines(dir.path()) {
+            for p in &game.positions {
+                if p.value.is_some() && p.moves.iter().all(|m| m.1.is_some()) {
+                    want.insert(p.position.clone());
+                }
+            }
+        }
+        let mut got = Vec::new();
+        let dirs = vec![dir.path().to_path_buf()];
+        let read = solved_positions(&o.rules, &dirs, &mut |s| got.push(s)).unwrap();
+        let positions: usize = lines(dir.path()).iter().map(|g| g.positions.len()).sum();
+        assert_eq!(read as usize, positions);
+        // Some positions (past the seed cap) are left out, most are kept.
+        assert!(
+            got.len() < positions && got.len() * 2 > want.len(),
+            "{} of {}",
+            got.len(),
+            positions
+        );
+        let mut texts = std::collections::HashSet::new();
+        for s in &got {
+            let text = o.rules.setup(&s.state).to_string();
+            assert!(want.contains(&text), "{text} is not fully settled");
+            assert!(texts.insert(text.clone()), "{text} twice");
+            let values = solver
+                .move_values(&s.state, 1, StopCondition::NEVER)
+                .unwrap();
+            let top = values.iter().map(|m| m.value).max().unwrap();
+            assert_eq!(s.margin, top, "{text}");
+            let best: Vec<Move> = values
+                .iter()
+                .filter(|m| m.value == top)
+                .map(|m| m.mv)
+                .collect();
+            assert_eq!(s.best, best, "{text}");
+        }
+        assert_eq!(texts, want);
+        let e = solved_positions(&KalahRules::new(4, 4).unwrap(), &dirs, &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("holds labels of"), "{e}");
     }
 
     #[test]

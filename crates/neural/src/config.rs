@@ -22,6 +22,17 @@ pub enum ValueTarget {
     Margin,
 }
 
+impl ValueTarget {
+    /// The value head's target for a final margin of `margin` seeds (the
+    /// mover's) in a game of `total_seeds`.
+    pub fn of_margin(self, margin: i32, total_seeds: usize) -> f32 {
+        match self {
+            ValueTarget::Result => margin.signum() as f32,
+            ValueTarget::Margin => (margin as f32 / (total_seeds as f32 / 2.0)).clamp(-1.0, 1.0),
+        }
+    }
+}
+
 /// How self-play chooses among the root's moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -140,6 +151,13 @@ pub struct TrainConfig {
     /// moves (shared equally) in its policy target, the visits having the
     /// rest.
     pub exact_policy: f32,
+    /// Folders of exact labels (`mancala analyze labels`) to train the new
+    /// network on before the first generation: every position whose moves
+    /// were all settled, with its exact value and its best moves as the
+    /// policy. Empty: self-play starts from random weights.
+    pub warm_start: Vec<PathBuf>,
+    /// Minibatches of the warm start (of `batch_size` positions each).
+    pub warm_start_steps: usize,
 }
 
 impl Default for TrainConfig {
@@ -183,6 +201,8 @@ impl Default for TrainConfig {
             exact_positions: None,
             exact_nodes: 0,
             exact_policy: 0.5,
+            warm_start: Vec::new(),
+            warm_start_steps: 4000,
         }
     }
 }
@@ -275,6 +295,12 @@ impl TrainConfig {
             return Err(bad(
                 "exact_nodes",
                 &format!("at most {MAX_EXACT_NODES} a move (a few thousand is typical)"),
+            ));
+        }
+        if !config.warm_start.is_empty() && config.warm_start_steps == 0 {
+            return Err(bad(
+                "warm_start_steps",
+                "must be at least 1 with warm_start folders",
             ));
         }
         if let Some(t) = &config.time_limit {

@@ -30,7 +30,7 @@ pub use net::{ModelInfo, NetShape, PolicyValueNet};
 /// Where a network runs (libtorch's device), for [`Trainer::new`]: users of
 /// this crate need no `tch` dependency of their own.
 pub use tch::Device;
-pub use train::{GenerationLog, SelfPlayStats, TrainEvent, Trainer};
+pub use train::{GenerationLog, SelfPlayStats, TrainEvent, Trainer, WarmStartLog};
 
 /// Whether libtorch can use a CUDA device.
 pub fn cuda_available() -> bool {

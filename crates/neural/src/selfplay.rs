@@ -24,7 +24,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::buffer::Sample;
-use crate::config::{RootSelection, TrainConfig, ValueTarget};
+use crate::config::{RootSelection, TrainConfig};
 use crate::net::PolicyValueNet;
 use crate::targets::ExactTargets;
 use crate::NeuralError;
@@ -210,11 +210,7 @@ impl<G: Game> GameInProgress<G> {
         let Some(outcome) = game.outcome(&self.state) else {
             return Ok((Vec::new(), 0));
         };
-        let half = game.total_seeds() as f32 / 2.0;
-        let value_of = |margin: i32| match config.value_target {
-            ValueTarget::Result => margin.signum() as f32,
-            ValueTarget::Margin => (margin as f32 / half).clamp(-1.0, 1.0),
-        };
+        let value_of = |margin: i32| config.value_target.of_margin(margin, game.total_seeds());
         let mut exact = 0;
         let mut samples = Vec::with_capacity(self.history.len());
         for searched in self.history {

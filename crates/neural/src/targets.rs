@@ -15,7 +15,8 @@ use std::sync::Arc;
 use mancala_core::{Game, Move};
 use mancala_solver::{exact_solver, ExactSolver, Profile, Solvable};
 
-use crate::config::TrainConfig;
+use crate::buffer::Sample;
+use crate::config::{TrainConfig, ValueTarget};
 use crate::NeuralError;
 
 /// Table of the targets' solver, in MiB: settling uses scratch tables of
@@ -36,6 +37,34 @@ pub struct ExactTarget {
     /// The moves that keep it, when every move was settled (else only the
     /// position's value is known).
     pub best: Option<Vec<Move>>,
+}
+
+impl ExactTarget {
+    /// A training example of `state` from this target alone (a warm start
+    /// from exact labels): its exact value as `value_target` reads it, and
+    /// the best moves shared equally as the policy. `None` where the best
+    /// moves are not known (some move was not settled): a policy target
+    /// would then be a guess.
+    pub fn sample<G: Game>(
+        &self,
+        game: &G,
+        state: &G::State,
+        value_target: ValueTarget,
+    ) -> Option<Sample> {
+        let best = self.best.as_ref().filter(|b| !b.is_empty())?;
+        let mut obs = vec![0.0; game.observation_len()];
+        game.observe(state, &mut obs);
+        let mut policy = vec![0.0; game.num_actions()];
+        let share = 1.0 / best.len() as f32;
+        for mv in best {
+            policy[mv.action_index(game.pits())] += share;
+        }
+        Some(Sample {
+            obs,
+            policy,
+            value: value_target.of_margin(self.margin, game.total_seeds()),
+        })
+    }
 }
 
 impl<G: Solvable> ExactTargets<G> {

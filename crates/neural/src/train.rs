@@ -320,6 +320,11 @@ impl<'a, G: mancala_solver::Solvable> Trainer<'a, G> {
         self.generation
     }
 
+    /// The network in training.
+    pub fn network(&self) -> &PolicyValueNet {
+        &self.net
+    }
+
     fn load_checkpoint(&mut self, dir: &Path) -> Result<(), NeuralError> {
         let bad = |why: String| NeuralError::Checkpoint {
             path: dir.display().to_string(),
@@ -653,7 +658,109 @@ impl<'a, G: mancala_solver::Solvable> Trainer<'a, G> {
     }
 }
 
+/// One Adam step of `net` on a minibatch `(obs, pi, z)`: cross-entropy
+/// of the policy against `pi` plus the squared error of the value against
+/// `z`. Returns the two losses.
+fn fit_batch(
+    net: &PolicyValueNet,
+    adam: &mut Adam,
+    config: &TrainConfig,
+    device: Device,
+    (obs, pi, z): (Tensor, Tensor, Tensor),
+) -> (f64, f64) {
+    let (obs, pi, z) = (
+        obs.to_device(device),
+        pi.to_device(device),
+        z.to_device(device),
+    );
+    let (logits, value) = net.forward(&obs);
+    let policy_loss = -(pi * logits.log_softmax(-1, Kind::Float))
+        .sum_dim_intlist(-1, false, Kind::Float)
+        .mean(Kind::Float);
+    let value_loss = (value - z).square().mean(Kind::Float);
+    let loss = &policy_loss + &value_loss;
+    for mut v in net.var_store().trainable_variables() {
+        v.zero_grad();
+    }
+    loss.backward();
+    adam.step(net, config.learning_rate, config.weight_decay);
+    (policy_loss.double_value(&[]), value_loss.double_value(&[]))
+}
+
+/// What a warm start did (see [`Trainer::warm_start`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmStartLog {
+    /// Labelled positions trained on.
+    pub positions: usize,
+    /// Minibatches.
+    pub steps: usize,
+    /// Mean policy loss (cross-entropy against the best moves) over the
+    /// first tenth of the steps and over the last tenth.
+    pub policy_loss: (f64, f64),
+    /// Mean value loss (squared error) over the first and the last tenth.
+    pub value_loss: (f64, f64),
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
 impl<G: Game> Trainer<'_, G> {
+    /// Trains the new network on `samples` (exact labels, made by
+    /// [`crate::targets::ExactTarget::sample`]) for `warm_start_steps`
+    /// minibatches and makes it the best network, so that the first
+    /// generation's self-play starts from what perfect play taught it
+    /// rather than from random weights.
+    ///
+    /// # Errors
+    /// [`NeuralError::Config`] for a run already begun (a warm start is
+    /// for a new one) or no samples; [`NeuralError::Torch`] when the
+    /// network cannot be copied.
+    pub fn warm_start(&mut self, samples: Vec<Sample>) -> Result<WarmStartLog, NeuralError> {
+        let bad = |why: &str| NeuralError::Config {
+            path: self.config.name.clone(),
+            why: format!("key `warm_start`: {why}"),
+        };
+        if self.generation > 0 {
+            return Err(bad("a warm start is for a new run, not one resumed"));
+        }
+        if samples.is_empty() {
+            return Err(bad(
+                "the folders hold no position with every move settled to train on",
+            ));
+        }
+        let started = Instant::now();
+        let s = self.net.info().shape;
+        let positions = samples.len();
+        let mut labelled = ReplayBuffer::new(s.inputs, s.actions, positions);
+        // Each sample's arrays are freed once copied: a million positions
+        // are held once, not twice.
+        for sample in samples {
+            labelled.push(&sample);
+        }
+        let mut rng = SmallRng::seed_from_u64(derive_seed(self.config.seed, 5 << 30));
+        let steps = self.config.warm_start_steps;
+        let tenth = (steps / 10).max(1);
+        let (mut first, mut last) = ((0.0, 0.0), (0.0, 0.0));
+        for step in 0..steps {
+            let batch = labelled.batch(self.config.batch_size, &mut rng);
+            let (pl, vl) = fit_batch(&self.net, &mut self.adam, &self.config, self.device, batch);
+            if step < tenth {
+                first = (first.0 + pl, first.1 + vl);
+            }
+            if step >= steps - tenth {
+                last = (last.0 + pl, last.1 + vl);
+            }
+        }
+        self.best = Arc::new(self.net.to_bytes()?);
+        let n = tenth as f64;
+        Ok(WarmStartLog {
+            positions,
+            steps,
+            policy_loss: (first.0 / n, last.0 / n),
+            value_loss: (first.1 / n, last.1 / n),
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
     /// The generation's training steps; returns the mean losses.
     fn train_steps(&mut self, generation: u32) -> (f64, f64) {
         if self.buffer.is_empty() || self.config.train_steps == 0 {
@@ -665,29 +772,10 @@ impl<G: Game> Trainer<'_, G> {
         ));
         let (mut pl, mut vl) = (0.0, 0.0);
         for _ in 0..self.config.train_steps {
-            let (obs, pi, z) = self.buffer.batch(self.config.batch_size, &mut rng);
-            let (obs, pi, z) = (
-                obs.to_device(self.device),
-                pi.to_device(self.device),
-                z.to_device(self.device),
-            );
-            let (logits, value) = self.net.forward(&obs);
-            let policy_loss = -(pi * logits.log_softmax(-1, Kind::Float))
-                .sum_dim_intlist(-1, false, Kind::Float)
-                .mean(Kind::Float);
-            let value_loss = (value - z).square().mean(Kind::Float);
-            let loss = &policy_loss + &value_loss;
-            for mut v in self.net.var_store().trainable_variables() {
-                v.zero_grad();
-            }
-            loss.backward();
-            self.adam.step(
-                &self.net,
-                self.config.learning_rate,
-                self.config.weight_decay,
-            );
-            pl += policy_loss.double_value(&[]);
-            vl += value_loss.double_value(&[]);
+            let batch = self.buffer.batch(self.config.batch_size, &mut rng);
+            let (p, v) = fit_batch(&self.net, &mut self.adam, &self.config, self.device, batch);
+            pl += p;
+            vl += v;
         }
         let n = self.config.train_steps as f64;
         (pl / n, vl / n)
