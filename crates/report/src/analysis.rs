@@ -320,39 +320,16 @@ fn exact_figure(a: &AnalysisFolder, game: &str, r: &str) -> Option<Block> {
         return None;
     }
     let find = |p: u64, s: u64| mine.iter().find(|b| b.pits == p && b.seeds == s);
-    let cells = pits
-        .iter()
-        .map(|&p| {
-            seeds
-                .iter()
-                .map(|&s| match find(p, s) {
-                    Some(b) => svg::Cell {
-                        value: b.value.map(|v| v as f64),
-                        label: value_label(b),
-                    },
-                    None => svg::Cell {
-                        value: None,
-                        label: String::new(),
-                    },
-                })
-                .collect()
-        })
-        .collect();
-    let map = svg::HeatMap {
-        title: format!("Exact value of the start: {game}, rules {r}"),
-        desc: format!(
-            "Final margin for the first player with perfect play, in seeds, for each board \
-             of {game} under rules {r}: rows are pits per side, columns seeds per pit. \
-             Positive favours the first player. ? marks a board not solved within the \
-             budget; n/a, one with no solver."
-        ),
-        x_label: "seeds per pit".into(),
-        y_label: "pits per side".into(),
-        columns: seeds.iter().map(ToString::to_string).collect(),
-        rows: pits.iter().map(ToString::to_string).collect(),
-        cells,
-        note: "blue: first player wins; red: second player wins; ? not solved in budget".into(),
-    };
+    let map = super::first_move::exact_value_map(game, r, &pits, &seeds, |p, s| match find(p, s) {
+        Some(b) => svg::Cell {
+            value: b.value.map(|v| v as f64),
+            label: value_label(b),
+        },
+        None => svg::Cell {
+            value: None,
+            label: String::new(),
+        },
+    });
     Some(Block::Figure {
         id: format!("exact-{}", slug(r)),
         svg: svg::heat_map(&map),

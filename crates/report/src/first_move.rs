@@ -136,26 +136,39 @@ fn skill_chart(grid: &FirstMove, b: &Board, mine: &[&Row]) -> svg::LadderChart {
 /// The heat map of the exact values of rule set `r`'s boards `mine`:
 /// pits down, seeds across.
 fn exact_map(grid: &FirstMove, r: &str, mine: &[&Board]) -> svg::HeatMap {
-    let game = &grid.game;
-    let pits: BTreeSet<usize> = mine.iter().map(|b| b.pits).collect();
-    let seeds: BTreeSet<usize> = mine.iter().map(|b| b.seeds).collect();
-    let cells = pits
+    let pits: Vec<usize> = mine
         .iter()
-        .map(|&p| {
-            seeds
-                .iter()
-                .map(|&s| {
-                    let board = mine.iter().find(|b| b.pits == p && b.seeds == s);
-                    exact_cell(board.map(|b| &grid.exacts[&b.key]))
-                })
-                .collect()
-        })
+        .map(|b| b.pits)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .collect();
+    let seeds: Vec<usize> = mine
+        .iter()
+        .map(|b| b.seeds)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    exact_value_map(&grid.game, r, &pits, &seeds, |p, s| {
+        let board = mine.iter().find(|b| b.pits == p && b.seeds == s);
+        exact_cell(board.map(|b| &grid.exacts[&b.key]))
+    })
+}
+
+/// The heat map of a rule set's exact start values (an analysis folder's
+/// or a first-move run's): a row for each of `pits`, a column for each of
+/// `seeds`, and `cell(pits, seeds)` in each.
+pub(crate) fn exact_value_map<T: Copy + std::fmt::Display>(
+    game: &str,
+    rules: &str,
+    pits: &[T],
+    seeds: &[T],
+    cell: impl Fn(T, T) -> svg::Cell,
+) -> svg::HeatMap {
     svg::HeatMap {
-        title: format!("Exact value of the start: {game}, rules {r}"),
+        title: format!("Exact value of the start: {game}, rules {rules}"),
         desc: format!(
             "Final margin for the first player with perfect play, in seeds, for each \
-             board of {game} under rules {r}: rows are pits per side, columns seeds per \
+             board of {game} under rules {rules}: rows are pits per side, columns seeds per \
              pit. Positive favours the first player. ? marks a board not solved within \
              the budget; n/a, one with no solver."
         ),
@@ -163,7 +176,10 @@ fn exact_map(grid: &FirstMove, r: &str, mine: &[&Board]) -> svg::HeatMap {
         y_label: "pits per side".into(),
         columns: seeds.iter().map(ToString::to_string).collect(),
         rows: pits.iter().map(ToString::to_string).collect(),
-        cells,
+        cells: pits
+            .iter()
+            .map(|&p| seeds.iter().map(|&s| cell(p, s)).collect())
+            .collect(),
         note: "blue: first player wins; red: second player wins; ? not solved in budget".into(),
     }
 }
