@@ -362,6 +362,61 @@ async function testAnimationLabels(page) {
   log('c2b: store names and notices during an animation');
 }
 
+// ------------------------------------------------------------ c2c: reviewing a game in Play
+
+// Each move of the list shows the position after it; the arrows step
+// through them, the board takes no move meanwhile, End returns to the
+// game, and "Play from here" drops the moves after the one shown.
+async function testReview(page) {
+  step = 'c2c: review in Play';
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  await page.uncheck('#animate');
+  await page.check('#two-humans');
+  await page.fill('#g-spec', 'kalah:pits=4,seeds=3');
+  await page.dispatchEvent('#g-spec', 'change');
+  await page.click('#new-game');
+  await waitIdle(page);
+  const spec = 'kalah:pits=4,seeds=3';
+  const moves = ['1', '2', '3'];
+  for (const [i, m] of moves.entries()) {
+    const st = await engineState(spec, moves.slice(0, i));
+    await page.click(`[data-testid="pit-${st.to_move}-${Number(m) - 1}"]`);
+    await until(async () => Number(await page.getAttribute('#view-play', 'data-plies')) === i + 1, `move ${i + 1}`);
+    await waitIdle(page);
+  }
+  assert.equal(await page.isVisible('#from-here'), false, 'Play from here offered while live');
+  await page.click('#move-list button[data-ply="1"]');
+  await checkBoard(page, '', await engineState(spec, moves.slice(0, 1)), 'reviewing move 1');
+  assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '1');
+  assert.match(await page.textContent('#status'), /Reviewing: after move 1 of 3/);
+  assert.equal(await page.$$eval('#play-board .cell.legal', (c) => c.length), 0, 'pits clickable while reviewing');
+  assert.equal(await page.getAttribute('#move-list li:nth-child(1) button', 'aria-current'), 'step');
+  await page.keyboard.press('ArrowRight');
+  await checkBoard(page, '', await engineState(spec, moves.slice(0, 2)), 'ArrowRight to move 2');
+  await page.keyboard.press('Home');
+  await checkBoard(page, '', await engineState(spec, []), 'Home: the start');
+  // A move key does nothing while reviewing.
+  await page.keyboard.press('1');
+  assert.equal(await page.getAttribute('#view-play', 'data-plies'), '3', 'a key played while reviewing');
+  await page.keyboard.press('End');
+  assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '', 'End did not return to the game');
+  await checkBoard(page, '', await engineState(spec, moves), 'End: the live position');
+  await page.click('#move-list button[data-ply="1"]');
+  await page.click('#from-here');
+  await waitIdle(page);
+  assert.equal(await page.getAttribute('#view-play', 'data-plies'), '1', 'moves after the one shown kept');
+  assert.equal(await page.textContent('#moves-text'), '1');
+  assert.equal(await page.isVisible('#from-here'), false);
+  // And the game goes on from there with another move.
+  const st = await engineState(spec, ['1']);
+  await page.click(`[data-testid="pit-${st.to_move}-3"]`);
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '2', 'a move after Play from here');
+  assert.equal(await page.textContent('#moves-text'), '1 4');
+  await page.uncheck('#two-humans');
+  log('c2c: review in Play: move list, arrows, Home/End and play from here');
+}
+
 // ------------------------------------------------------------ c3: the analysis
 
 // The database is kept small and in memory: the positions asked about
@@ -718,6 +773,7 @@ async function main() {
   await testPieSwap(page);
   await testAnalysis(page); // takes the pie game from Play
   await testAnimationLabels(page);
+  await testReview(page);
   const id = await testResults(page);
   await testErrorShown(page);
   await testScreens(context, id);

@@ -336,8 +336,12 @@ const play = {
   seed: Math.floor(Math.random() * 1e9),
   hint: null,        // {values, text} for the current position
   notice: null,
+  cursor: null,      // plies shown while reviewing the game (null: the live position)
 };
 const current = () => (play.plies.length ? play.plies[play.plies.length - 1].state : play.start);
+// The position on the board: the live one, or the one after `cursor` plies.
+const reviewing = () => play.cursor !== null;
+const shown = () => (!reviewing() ? current() : play.cursor ? play.plies[play.cursor - 1].state : play.start);
 const humanToMove = (st) => st && st.to_move !== null && (play.two || st.to_move === play.seat);
 const animateOn = () => $('animate').checked;
 
@@ -362,7 +366,7 @@ function cancelPlay() {
 }
 
 function decorations() {
-  const n = play.plies.length;
+  const n = reviewing() ? play.cursor : play.plies.length;
   if (!n) return {};
   const ply = play.plies[n - 1];
   const before = n > 1 ? play.plies[n - 2].state.board : play.start.board;
@@ -373,11 +377,11 @@ function decorations() {
 const playNames = () => [0, 1].map((p) => (!play.two && p === play.seat ? 'You' : `P${p}`));
 
 function renderPlayBoard(over) {
-  const st = current();
-  const canClick = !play.busy && humanToMove(st);
+  const st = shown();
+  const canClick = !play.busy && !reviewing() && humanToMove(st);
   drawBoard($('play-board'), st, Object.assign({
     flip: play.flip, names: playNames(),
-    onMove: canClick ? playMove : null, values: play.hint ? play.hint.values : null,
+    onMove: canClick ? playMove : null, values: play.hint && !reviewing() ? play.hint.values : null,
   }, over || decorations()));
 }
 
@@ -387,7 +391,9 @@ function renderPlayControls() {
   const mine = !play.busy && humanToMove(st);
   $('swap').hidden = !(st.legal.includes('swap') && humanToMove(st));
   $('swap').disabled = !mine;
-  $('hint').disabled = play.busy || st.to_move === null;
+  $('hint').disabled = play.busy || reviewing() || st.to_move === null;
+  $('from-here').hidden = !reviewing();
+  $('from-here').disabled = play.busy;
   $('undo').disabled = !play.plies.some((p) => play.two || p.player === play.seat);
 }
 
@@ -396,6 +402,7 @@ function renderPlay() {
   if (!st) return;
   const v = $('view-play');
   v.dataset.plies = play.plies.length;
+  v.dataset.cursor = reviewing() ? play.cursor : '';
   v.dataset.over = st.to_move === null ? '1' : '0';
   renderPlayBoard();
   renderPlayControls();
@@ -409,11 +416,15 @@ function renderPlay() {
   if (st.round) pl.append(h('span', { text: `Round ${st.round.number}, begun by player ${st.round.first}` }));
   // The move list, numbered, with who played each move.
   $('moves-text').textContent = play.plies.map((p) => p.move).join(' ');
+  // Each move a button that shows the position after it (review).
+  const at = reviewing() ? play.cursor : play.plies.length;
   $('move-list').replaceChildren(...play.plies.map((p, i) => h('li', {
-    class: `p${p.player}`, 'data-move': p.move, 'data-player': p.player,
+    class: `p${p.player}${i + 1 === at ? ' at' : ''}`, 'data-move': p.move, 'data-player': p.player,
+  }, h('button', {
+    type: 'button', class: 'link', 'data-ply': i + 1, 'aria-current': i + 1 === at ? 'step' : null,
     title: p.extra_turn ? 'extra turn' : null,
     text: `${i + 1}. P${p.player} ${p.move}${p.extra_turn ? '+' : ''}`,
-  })));
+  }))));
   const nt = $('notice');
   nt.textContent = play.notice ? play.notice.text : '';
   nt.dataset.kind = play.notice ? play.notice.kind : '';
@@ -432,7 +443,9 @@ function renderPlay() {
     setStatus(`Game over. ${who}.`);
   } else {
     res.hidden = true;
-    if (!play.busy) {
+    if (reviewing()) {
+      setStatus(`Reviewing: after move ${play.cursor} of ${play.plies.length}. \u2190/\u2192 step, End returns to the game, or play on from here.`);
+    } else if (!play.busy) {
       setStatus(humanToMove(st)
         ? `${playerName(st.to_move)} to move: choose a pit${st.legal.length ? ` (keys 1\u2013${st.pits > 9 ? 9 : st.pits})` : ''}${st.legal.includes('swap') ? ', or swap' : ''}.`
         : `${playerName(st.to_move)} to move.`);
@@ -475,7 +488,7 @@ async function applyPly(ply, gen) {
 
 async function playMove(move) {
   const st = current();
-  if (play.busy || !humanToMove(st) || !st.legal.includes(move)) return;
+  if (play.busy || reviewing() || !humanToMove(st) || !st.legal.includes(move)) return;
   clearError();
   const gen = play.gen;
   setBusy(true);
@@ -534,7 +547,7 @@ async function newGame() {
   try {
     const r = await api('/api/new', pos ? { game: spec, position: pos } : { game: spec });
     if (gen !== play.gen) return;
-    Object.assign(play, { game: r.state.game, start: r.state, startPos: pos ? r.state.position : '', plies: [], hint: null, notice: null });
+    Object.assign(play, { game: r.state.game, start: r.state, startPos: pos ? r.state.position : '', plies: [], hint: null, notice: null, cursor: null });
   } catch (e) {
     showError(e);
     // The game in play goes on: its rules go back in the controls, so that
@@ -551,12 +564,40 @@ async function newGame() {
   if (gen === play.gen && play.start) { renderPlay(); nextTurn(); }
 }
 
+// Review: shows the position after `k` plies (the live one at the end).
+function reviewAt(k) {
+  if (play.busy || !play.start) return;
+  const n = play.plies.length;
+  const at = Math.max(0, Math.min(n, k));
+  play.cursor = at === n ? null : at;
+  renderPlay();
+}
+
+function reviewStep(step) {
+  const at = reviewing() ? play.cursor : play.plies.length;
+  reviewAt({ prev: at - 1, next: at + 1, first: 0, last: play.plies.length }[step]);
+}
+
+// Plays on from the position reviewed: the moves after it are dropped.
+function playFromHere() {
+  if (!reviewing() || play.busy) return;
+  clearError();
+  cancelPlay();
+  play.plies.length = play.cursor;
+  play.cursor = null;
+  play.hint = null;
+  play.notice = null;
+  renderPlay();
+  nextTurn();
+}
+
 // Takes back the human's last move and the agent's answers to it (in
 // two-humans mode: the last move).
 function undo() {
   if (!play.plies.some((p) => play.two || p.player === play.seat)) return;
   clearError();
   cancelPlay();
+  play.cursor = null;
   while (play.plies.length) {
     const p = play.plies.pop();
     if (play.two || p.player === play.seat) break;
@@ -652,7 +693,7 @@ async function restoreGame(q) {
     if (start) body.start = start;
     const r = await api('/api/line', body);
     if (gen !== play.gen) return;
-    Object.assign(play, { game: r.start.game, start: r.start, startPos: start ? r.start.position : '', plies: r.plies, hint: null, notice: null });
+    Object.assign(play, { game: r.start.game, start: r.start, startPos: start ? r.start.position : '', plies: r.plies, hint: null, notice: null, cursor: null });
   } catch (e) {
     showError(e);
   } finally {
@@ -707,6 +748,11 @@ function initPlay() {
     renderPlay();
   });
   $('link').addEventListener('click', makeLink);
+  $('from-here').addEventListener('click', playFromHere);
+  $('move-list').addEventListener('click', (ev) => {
+    const b = ev.target.closest('button[data-ply]');
+    if (b) reviewAt(Number(b.dataset.ply));
+  });
   showGameOptions();
   // On a phone the board matters more than the settings: start folded.
   if (matchMedia('(max-width: 600px)').matches) $('setup').open = false;
@@ -1152,13 +1198,15 @@ function onKey(ev) {
   const t = ev.target;
   if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
   if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+  const steps = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
   if (view === 'play') {
     const st = current();
+    if (steps[ev.key] && play.start) { ev.preventDefault(); reviewStep(steps[ev.key]); return; }
+    if (reviewing()) return;
     if (/^[1-9]$/.test(ev.key) && st && st.legal.includes(ev.key)) { ev.preventDefault(); playMove(ev.key); }
     else if (ev.key === 's' && st && st.legal.includes('swap')) { ev.preventDefault(); playMove('swap'); }
     return;
   }
-  const steps = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
   if (!steps[ev.key]) return;
   if (view === 'analyse' && xs.pv) { ev.preventDefault(); xStep(steps[ev.key]); }
   if (view === 'results' && rs.game && !$('viewer').hidden) { ev.preventDefault(); vStep(steps[ev.key]); }
