@@ -393,7 +393,14 @@ async function testReview(page) {
   assert.equal(await page.$$eval('#play-board .cell.legal', (c) => c.length), 0, 'pits clickable while reviewing');
   assert.equal(await page.getAttribute('#move-list li:nth-child(1) button', 'aria-current'), 'step');
   await page.keyboard.press('ArrowRight');
-  await checkBoard(page, '', await engineState(spec, moves.slice(0, 2)), 'ArrowRight to move 2');
+  const second = await engineState(spec, moves.slice(0, 2));
+  await checkBoard(page, '', second, 'ArrowRight to move 2');
+  // Analyse takes the position reviewed, not the live one.
+  await page.click('[data-testid="tab-analyse"]');
+  await page.click('#x-from-play');
+  await until(async () => (await page.inputValue('#x-pos')) === second.position, 'the reviewed position in Analyse');
+  await page.click('[data-testid="tab-play"]');
+  assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the review lost on the way back');
   await page.keyboard.press('Home');
   await checkBoard(page, '', await engineState(spec, []), 'Home: the start');
   // A move key does nothing while reviewing.

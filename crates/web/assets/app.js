@@ -963,7 +963,8 @@ function initAnalyse() {
   $('x-start').addEventListener('click', () => xLoad($('x-spec').value.trim(), ''));
   $('x-load').addEventListener('click', () => xLoad($('x-spec').value.trim(), $('x-pos').value.trim()));
   $('x-from-play').addEventListener('click', () => {
-    const st = current();
+    // The position on Play's board: one being reviewed too.
+    const st = shown();
     if (st) xLoad(play.game, st.position);
   });
   $('x-mover').addEventListener('change', () => { if (xs.state) xEdited(); });
