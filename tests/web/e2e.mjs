@@ -91,6 +91,23 @@ async function checkBoard(page, prefix, state, what) {
   assert.deepEqual(shown, state.board, `${what}: the page shows ${JSON.stringify(shown)}, the engine ${JSON.stringify(state.board)} (${state.position})`);
 }
 
+// Which player's row is at the bottom of a board: player 0's unless flipped.
+async function bottomRow(page, prefix) {
+  const y = async (p) => (await page.locator(`[data-testid="${prefix}pit-${p}-0"]`).boundingBox()).y;
+  return (await y(0)) > (await y(1)) ? 0 : 1;
+}
+// The board's flip button turns it round and back, the counts unchanged.
+async function checkFlip(page, prefix, button) {
+  const before = await readBoard(page, prefix);
+  assert.equal(await bottomRow(page, prefix), 0, `${prefix}board: player 0 not at the bottom`);
+  await page.click(button);
+  assert.equal(await bottomRow(page, prefix), 1, `${button} did not flip the board`);
+  assert.equal(await page.getAttribute(button, 'aria-pressed'), 'true');
+  assert.deepEqual(await readBoard(page, prefix), before, `${button} changed the counts`);
+  await page.click(button);
+  assert.equal(await bottomRow(page, prefix), 0, `${button} did not flip the board back`);
+}
+
 const playBusy = (page) => page.evaluate(() => document.getElementById('view-play').dataset.busy);
 async function waitIdle(page, view = 'play', timeout = 20000) {
   await page.waitForFunction((v) => document.getElementById(`view-${v}`).dataset.busy === '0', view, { timeout });
@@ -399,6 +416,7 @@ async function testReview(page) {
   await page.click('[data-testid="tab-analyse"]');
   await page.click('#x-from-play');
   await until(async () => (await page.inputValue('#x-pos')) === second.position, 'the reviewed position in Analyse');
+  await checkFlip(page, 'x-', '#x-flip');
   await page.click('[data-testid="tab-play"]');
   assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the review lost on the way back');
   await page.keyboard.press('Home');
@@ -597,6 +615,7 @@ async function testResults(page) {
   const checkAt = new Set([0, 1, Math.floor(moves.length / 2), moves.length, ...blunders(pick)]);
   let unvalued = 0;
   await checkBoard(page, 'v-', await engineState(rec.game, []), 'the viewer at the start');
+  await checkFlip(page, 'v-', '#v-flip');
   for (let k = 1; k <= moves.length; k++) {
     await page.keyboard.press('ArrowRight');
     assert.equal(await page.getAttribute('#v-at', 'data-at'), String(k), `ArrowRight did not reach ply ${k}`);

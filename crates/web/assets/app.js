@@ -54,6 +54,13 @@ function make(ns, tag, attrs, kids) {
 const h = (tag, attrs, ...kids) => make(null, tag, attrs, kids);
 const s = (tag, attrs, ...kids) => make(SVGNS, tag, attrs, kids);
 
+// A toggle button's new state (aria-pressed), after a click.
+function toggled(button) {
+  const on = button.getAttribute('aria-pressed') !== 'true';
+  button.setAttribute('aria-pressed', String(on));
+  return on;
+}
+
 // Local storage can be refused (private modes); preferences then last a page.
 function load(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
 function save(key, v) { try { localStorage.setItem(key, v); } catch (e) { /* not kept */ } }
@@ -743,8 +750,7 @@ function initPlay() {
   $('hint').addEventListener('click', hint);
   $('swap').addEventListener('click', () => playMove('swap'));
   $('flip').addEventListener('click', () => {
-    play.flip = !play.flip;
-    $('flip').setAttribute('aria-pressed', String(play.flip));
+    play.flip = toggled($('flip'));
     renderPlay();
   });
   $('link').addEventListener('click', makeLink);
@@ -760,7 +766,7 @@ function initPlay() {
 
 // ------------------------------------------------------------ Analyse
 
-const xs = { state: null, result: null, pv: null, pvAt: 0, timer: null, gen: 0 };
+const xs = { state: null, result: null, pv: null, pvAt: 0, timer: null, gen: 0, flip: false };
 
 function xBusy(flag) { $('view-analyse').dataset.busy = flag ? '1' : '0'; $('x-go').disabled = flag; }
 
@@ -854,7 +860,7 @@ function xRender() {
   if (!st) return;
   const values = {};
   if (r) for (const m of r.moves) values[m.move] = m;
-  drawBoard($('x-board'), st, { prefix: 'x-', values: r ? values : null, onMove: null });
+  drawBoard($('x-board'), st, { prefix: 'x-', values: r ? values : null, onMove: null, flip: xs.flip });
   const verdict = $('x-verdict'), table = $('x-table');
   if (!r) {
     verdict.textContent = st.outcome ? `The game is over: ${st.outcome.scores[0]}\u2013${st.outcome.scores[1]}.` : '';
@@ -895,7 +901,7 @@ function xRenderPv() {
     deco.from = plies[k - 1].swap ? null : (plies[k - 1].sowing[0] || {}).from;
     deco.captured = capturedCells(before, plies[k - 1]);
   }
-  drawBoard($('x-pv-board'), st, Object.assign({ prefix: 'pv-' }, deco));
+  drawBoard($('x-pv-board'), st, Object.assign({ prefix: 'pv-', flip: xs.flip }, deco));
   const at = $('x-pv-at');
   at.textContent = k ? `After move ${k} of ${plies.length}: player ${plies[k - 1].player} played ${plies[k - 1].move}` : `The position; ${plural(plies.length, 'move')} of best play follow`;
   at.dataset.at = k;
@@ -969,12 +975,17 @@ function initAnalyse() {
   });
   $('x-mover').addEventListener('change', () => { if (xs.state) xEdited(); });
   $('x-go').addEventListener('click', analyse);
+  $('x-flip').addEventListener('click', () => {
+    xs.flip = toggled($('x-flip'));
+    xRender();
+    if (xs.pv) xRenderPv();
+  });
   for (const b of document.querySelectorAll('#x-pv [data-step]')) b.addEventListener('click', () => xStep(b.dataset.step));
 }
 
 // ------------------------------------------------------------ Results
 
-const rs = { folders: null, folder: null, offset: 0, limit: 100, matched: 0, game: null, at: 0, loadedFilters: false };
+const rs = { folders: null, folder: null, offset: 0, limit: 100, matched: 0, game: null, at: 0, loadedFilters: false, flip: false };
 
 function rBusy(flag) { $('view-results').dataset.busy = flag ? '1' : '0'; }
 
@@ -1091,7 +1102,7 @@ function vRender() {
     deco.captured = capturedCells(before, ply);
     deco.lit = sownCells(ply);
   }
-  drawBoard($('v-board'), st, Object.assign({ prefix: 'v-', names: rec.players }, deco));
+  drawBoard($('v-board'), st, Object.assign({ prefix: 'v-', names: rec.players, flip: rs.flip }, deco));
   const at = $('v-at');
   at.textContent = k ? `Move ${k} of ${n}` : `Start; ${plural(n, 'move')}`;
   at.dataset.at = k;
@@ -1160,6 +1171,10 @@ function initResults() {
     if (m) vStep(+m.dataset.ply);
   });
   for (const b of document.querySelectorAll('#viewer [data-vstep]')) b.addEventListener('click', () => vStep(b.dataset.vstep));
+  $('v-flip').addEventListener('click', () => {
+    rs.flip = toggled($('v-flip'));
+    if (rs.game) vRender();
+  });
   for (const id of ['r-agent', 'r-result', 'r-end']) $(id).addEventListener('change', () => { rs.offset = 0; loadGames(); });
   $('r-prev').addEventListener('click', () => { rs.offset = Math.max(0, rs.offset - rs.limit); loadGames(); });
   $('r-next').addEventListener('click', () => { rs.offset += rs.limit; loadGames(); });
