@@ -438,8 +438,35 @@ async function testReview(page) {
   await page.click(`[data-testid="pit-${st.to_move}-3"]`);
   await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '2', 'a move after Play from here');
   assert.equal(await page.textContent('#moves-text'), '1 4');
+  // A move list pasted (as the list shows it) is played at New game, and
+  // the game downloads as a line of games.jsonl.
+  await page.fill('#g-moves', '1. P0 1 2. P1 2 3. P0 3');
+  await page.click('#new-game');
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '3', 'the pasted moves');
+  await checkBoard(page, '', await engineState(spec, moves), 'after the pasted moves');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const line = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(download.suggestedFilename(), 'mancala-game.jsonl');
+  assert.equal(line.moves, '1 2 3');
+  assert.equal(line.game, (await engineState(spec, [])).game);
+  assert.equal(line.position, (await engineState(spec, moves)).position);
+  assert.deepEqual(line.players, ['human', 'human']);
+  // An illegal move in the list is refused, naming it.
+  allowHttpError = 422;
+  expectErrorShown = true;
+  await page.fill('#g-moves', '1 9');
+  await page.click('#new-game');
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /9/);
+  await page.waitForTimeout(200);
+  allowHttpError = null;
+  expectErrorShown = false;
+  await page.fill('#g-moves', '');
+  await page.click('#new-game');
+  await waitIdle(page);
+  assert.equal(await page.isHidden('#error'), true);
   await page.uncheck('#two-humans');
-  log('c2c: review in Play: move list, arrows, Home/End and play from here');
+  log('c2c: review in Play: move list, arrows, Home/End and play from here; pasted moves, download');
 }
 
 // ------------------------------------------------------------ c3: the analysis

@@ -545,16 +545,34 @@ async function agentMove() {
   if (ok && gen === play.gen) { renderPlay(); nextTurn(); }
 }
 
+// Moves pasted as text: the project's notation (`3 6 1 swap`), or copied
+// from the move list (`1. P0 3+ 2. P1 4`): numbers, players and the
+// extra-turn marks are dropped.
+function pastedMoves(text) {
+  return text.split(/[,\s]+/).filter((t) => t && !/^\d+\.$/.test(t) && !/^P[01]$/i.test(t)).map((t) => t.replace(/\+$/, ''));
+}
+
 async function newGame() {
   clearError();
   cancelPlay();
   readOpponent();
   const gen = play.gen, spec = $('g-spec').value.trim(), pos = $('g-start').value.trim();
+  const moves = pastedMoves($('g-moves').value);
   setBusy(true);
   try {
-    const r = await api('/api/new', pos ? { game: spec, position: pos } : { game: spec });
+    let start, plies = [];
+    if (moves.length) {
+      // The server replays them, and says which one is illegal.
+      const body = { game: spec, moves };
+      if (pos) body.start = pos;
+      const r = await api('/api/line', body);
+      start = r.start;
+      plies = r.plies;
+    } else {
+      start = (await api('/api/new', pos ? { game: spec, position: pos } : { game: spec })).state;
+    }
     if (gen !== play.gen) return;
-    Object.assign(play, { game: r.state.game, start: r.state, startPos: pos ? r.state.position : '', plies: [], hint: null, notice: null, cursor: null });
+    Object.assign(play, { game: start.game, start, startPos: pos ? start.position : '', plies, hint: null, notice: null, cursor: null });
   } catch (e) {
     showError(e);
     // The game in play goes on: its rules go back in the controls, so that
@@ -569,6 +587,31 @@ async function newGame() {
     if (gen === play.gen) setBusy(false);
   }
   if (gen === play.gen && play.start) { renderPlay(); nextTurn(); }
+}
+
+// The game as a line of a results folder's games.jsonl (the fields a game
+// played here has), downloaded as a file.
+function downloadGame() {
+  const st = current();
+  if (!st) return;
+  const o = st.outcome;
+  const record = {
+    game: play.game,
+    start: play.startPos || null,
+    players: [0, 1].map((p) => (play.two || p === play.seat ? 'human' : play.agent)),
+    moves: play.plies.map((p) => p.move).join(' '),
+    plies: play.plies.length,
+    scores: o ? o.scores : null,
+    winner: o ? (o.winner === undefined ? null : o.winner) : null,
+    end: o ? o.reason : null,
+    position: st.position,
+  };
+  const url = URL.createObjectURL(new Blob([`${JSON.stringify(record)}\n`], { type: 'application/x-ndjson' }));
+  const a = h('a', { href: url, download: 'mancala-game.jsonl' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 // Review: shows the position after `k` plies (the live one at the end).
@@ -755,6 +798,7 @@ function initPlay() {
   });
   $('link').addEventListener('click', makeLink);
   $('from-here').addEventListener('click', playFromHere);
+  $('download').addEventListener('click', downloadGame);
   $('move-list').addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-ply]');
     if (b) reviewAt(Number(b.dataset.ply));
