@@ -450,7 +450,9 @@ async function testReview(page) {
   assert.equal(line.moves, '1 2 3');
   assert.equal(line.game, (await engineState(spec, [])).game);
   assert.equal(line.position, (await engineState(spec, moves)).position);
-  assert.deepEqual(line.players, ['human', 'human']);
+  assert.deepEqual(line.agents, ['human', 'human']);
+  assert.equal(line.plies, 3);
+  assert.equal(line.winner, null, 'a game going on has no winner');
   // An illegal move in the list is refused, naming it.
   allowHttpError = 422;
   expectErrorShown = true;

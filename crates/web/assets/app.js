@@ -595,15 +595,19 @@ function downloadGame() {
   const st = current();
   if (!st) return;
   const o = st.outcome;
+  const agents = [0, 1].map((p) => (play.two || p === play.seat ? 'human' : play.agent));
   const record = {
     game: play.game,
-    start: play.startPos || null,
-    players: [0, 1].map((p) => (play.two || p === play.seat ? 'human' : play.agent)),
+    players: agents,
+    agents,
     moves: play.plies.map((p) => p.move).join(' '),
-    plies: play.plies.length,
     scores: o ? o.scores : null,
     winner: o ? (o.winner === undefined ? null : o.winner) : null,
+    margin: o ? o.scores[0] - o.scores[1] : null,
+    plies: play.plies.length,
     end: o ? o.reason : null,
+    // Beyond games.jsonl: where the game began and where it stands.
+    start: play.startPos || null,
     position: st.position,
   };
   const url = URL.createObjectURL(new Blob([`${JSON.stringify(record)}\n`], { type: 'application/x-ndjson' }));
