@@ -9,7 +9,7 @@
 // stopped whatever happens.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, rmSync, cpSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, rmSync, cpSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -573,6 +573,29 @@ async function testAnalysis(page) {
 
 // ------------------------------------------------------------ c4: results
 
+// A folder that appears while Results is shown is listed, and a game that
+// a run appends to an open folder's log is listed, both without a reload.
+async function testLive(page) {
+  step = 'c4b: live results';
+  await page.goto(`${base}/#results`);
+  await page.waitForSelector('[data-testid="folder-tiny"]');
+  const live = join(root, 'live');
+  cpSync(join(root, 'tiny'), live, { recursive: true });
+  await until(async () => (await page.$('[data-testid="folder-live"]')) !== null, 'the new folder listed without a reload', 10000);
+  await page.click('[data-testid="folder-live"]');
+  const count = async () => { const m = /of (\d+) games/.exec(await page.textContent('#r-count')); return m ? Number(m[1]) : null; };
+  await until(async () => (await count()) !== null, 'the games listed');
+  const before = await count();
+  const lines = readFileSync(join(live, 'games.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const next = Math.max(...lines.map((g) => g.id)) + 1;
+  appendFileSync(join(live, 'games.jsonl'), `${JSON.stringify({ ...lines[lines.length - 1], id: next })}\n`);
+  await until(async () => (await count()) === before + 1, 'the new game listed without a reload', 10000);
+  assert.ok(await page.$(`[data-testid="game-${next}"]`), 'the new game has no button');
+  rmSync(live, { recursive: true, force: true });
+  await until(async () => (await page.$('[data-testid="folder-live"]')) === null, 'the removed folder gone from the list', 10000);
+  log(`c4b: a new folder and a new game (${before} -> ${before + 1}) listed without a reload`);
+}
+
 async function testResults(page) {
   step = 'c4: results';
   await page.goto(`${base}/#results`);
@@ -830,6 +853,7 @@ async function main() {
   await testAnimationLabels(page);
   await testReview(page);
   const id = await testResults(page);
+  await testLive(page);
   await testErrorShown(page);
   await testScreens(context, id);
   step = 'end';

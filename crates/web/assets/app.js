@@ -1033,7 +1033,7 @@ function initAnalyse() {
 
 // ------------------------------------------------------------ Results
 
-const rs = { folders: null, folder: null, offset: 0, limit: 100, matched: 0, game: null, at: 0, loadedFilters: false, flip: false };
+const rs = { folders: null, folder: null, offset: 0, limit: 100, matched: 0, game: null, at: 0, loadedFilters: false, flip: false, live: false };
 
 function rBusy(flag) { $('view-results').dataset.busy = flag ? '1' : '0'; }
 
@@ -1049,22 +1049,48 @@ function annotatedText(f) {
 async function loadFolders() {
   rBusy(true);
   try {
-    const r = await api('/api/results');
-    rs.folders = r.folders;
-    const body = $('r-folders').tBodies[0];
-    body.replaceChildren(...r.folders.map((f) => h('tr', {},
-      h('td', {}, h('button', { type: 'button', 'data-testid': `folder-${f.path}`, 'data-path': f.path, onclick: () => openFolder(f), text: f.path })),
-      h('td', { text: (f.kinds || [f.kind]).join(', ') }), h('td', { text: f.games === null || f.games === undefined ? '' : f.games }),
-      h('td', { 'data-testid': `annotated-${f.path}`, text: annotatedText(f) }))));
-    if (!r.folders.length) body.append(h('tr', {}, h('td', { colspan: 4, text: 'No results folders under the root.' })));
-    if (r.truncated) {
-      body.append(h('tr', {}, h('td', { colspan: 4, 'data-testid': 'r-truncated', text: `Only the first ${r.max_folders} folders nearest the root are listed; serve a deeper folder with --results to see the rest.` })));
-    }
+    renderFolders(await api('/api/results'));
+    rs.live = true;
   } catch (e) {
     rs.folders = [];
     showError(e);
     $('r-folders').tBodies[0].replaceChildren(h('tr', {}, h('td', { colspan: 4, text: 'The server serves no results (start it with --results DIR).' })));
   } finally { rBusy(false); }
+}
+
+// Live results: while the Results view is shown, the folder list is asked
+// for again every few seconds, and an open tournament's games when its
+// count changed, so that a run still writing shows its games as they
+// finish, without a reload. A failed refresh is tried again at the next.
+const LIVE_MS = 2000;
+let liveAsking = false;
+async function liveRefresh() {
+  if (view !== 'results' || document.hidden || liveAsking || !rs.live) return;
+  liveAsking = true;
+  try {
+    const r = await api('/api/results');
+    if (JSON.stringify(r.folders) === JSON.stringify(rs.folders)) return;
+    renderFolders(r);
+    const open = rs.folder && r.folders.find((x) => x.path === rs.folder.path);
+    if (open && open.games !== rs.folder.games) {
+      rs.folder = open;
+      $('r-title').textContent = `${open.path} (${(open.kinds || [open.kind]).join(', ')})`;
+      if (!$('r-games-box').hidden) await loadGames();
+    }
+  } catch (e) { /* kept as it was; asked again shortly */ } finally { liveAsking = false; }
+}
+
+function renderFolders(r) {
+  rs.folders = r.folders;
+  const body = $('r-folders').tBodies[0];
+  body.replaceChildren(...r.folders.map((f) => h('tr', {},
+    h('td', {}, h('button', { type: 'button', 'data-testid': `folder-${f.path}`, 'data-path': f.path, onclick: () => openFolder(f), text: f.path })),
+    h('td', { text: (f.kinds || [f.kind]).join(', ') }), h('td', { text: f.games === null || f.games === undefined ? '' : f.games }),
+    h('td', { 'data-testid': `annotated-${f.path}`, text: annotatedText(f) }))));
+  if (!r.folders.length) body.append(h('tr', {}, h('td', { colspan: 4, text: 'No results folders under the root.' })));
+  if (r.truncated) {
+    body.append(h('tr', {}, h('td', { colspan: 4, 'data-testid': 'r-truncated', text: `Only the first ${r.max_folders} folders nearest the root are listed; serve a deeper folder with --results to see the rest.` })));
+  }
 }
 
 function openFolder(f) {
@@ -1317,6 +1343,7 @@ async function init() {
   initResults();
   document.addEventListener('keydown', onKey);
   window.addEventListener('hashchange', route);
+  setInterval(liveRefresh, LIVE_MS);
 window.addEventListener('resize', () => { if ($('x-editor').childElementCount) xEditorHint(); });
   // The agents' examples feed the agent fields' suggestions.
   api('/api/info').then((info) => {
