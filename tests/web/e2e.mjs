@@ -471,6 +471,54 @@ async function testReview(page) {
   log('c2c: review in Play: move list, arrows, Home/End and play from here; pasted moves, download');
 }
 
+// ------------------------------------------------------------ c2d: two agents
+
+// "Neither" seat: two agents play each other; paused, nothing moves until
+// Step plays one move; unpaused, they play to the end.
+async function testWatch(page) {
+  step = 'c2d: two agents';
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  await page.uncheck('#animate');
+  await page.uncheck('#two-humans');
+  await page.fill('#g-spec', 'kalah:pits=4,seeds=3');
+  await page.dispatchEvent('#g-spec', 'change');
+  await page.fill('#a-spec', 'greedy');
+  await page.dispatchEvent('#a-spec', 'change');
+  await page.selectOption('#seat', 'both');
+  await page.fill('#a-spec2', 'minimax:depth=2');
+  await page.dispatchEvent('#a-spec2', 'change');
+  assert.equal(await page.isVisible('#pause'), true, 'no Pause when watching');
+  await page.click('#pause');
+  await page.click('#new-game');
+  await waitIdle(page);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute('#view-play', 'data-plies'), '0', 'an agent moved while paused');
+  assert.match(await page.textContent('#players'), /greedy \(player 0\)/);
+  assert.match(await page.textContent('#players'), /minimax:depth=2 \(player 1\)/);
+  await page.click('#step');
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '1', 'one move by Step');
+  await waitIdle(page);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute('#view-play', 'data-plies'), '1', 'Step played more than one move');
+  await page.click('#pause');
+  await until(async () => (await page.getAttribute('#view-play', 'data-over')) === '1', 'the agents\' game to its end', 30000);
+  const moves = (await page.textContent('#moves-text')).split(' ');
+  const end = await engineState('kalah:pits=4,seeds=3', moves);
+  assert.equal(end.to_move, null, 'the moves shown do not end the game');
+  assert.match(await page.textContent('#result'), /wins|draw/i);
+  // Each agent played its own seat: every move is the one its agent picks
+  // there with the page's seed (as the page asks: its seed plus the ply).
+  const seed = Number(await page.getAttribute('#view-play', 'data-seed'));
+  for (const k of [0, 1, 2]) {
+    const agent = (await engineState('kalah:pits=4,seeds=3', moves.slice(0, k))).to_move === 0 ? 'greedy' : 'minimax:depth=2';
+    const r = await api('/api/agent', { game: 'kalah:pits=4,seeds=3', moves: moves.slice(0, k), agent, seed: (seed + k) % 4294967296 });
+    assert.equal(moves[k], r.move, `ply ${k + 1} is not ${agent}'s move`);
+  }
+  await page.selectOption('#seat', '0');
+  log(`c2d: two agents: paused, one Step, then ${moves.length} plies to the end`);
+}
+
 // ------------------------------------------------------------ c3: the analysis
 
 // The database is kept small and in memory: the positions asked about
@@ -852,6 +900,7 @@ async function main() {
   await testAnalysis(page); // takes the pie game from Play
   await testAnimationLabels(page);
   await testReview(page);
+  await testWatch(page);
   const id = await testResults(page);
   await testLive(page);
   await testErrorShown(page);

@@ -338,6 +338,7 @@ const play = {
   plies: [],         // PLY list played so far
   agent: 'minimax:depth=4',
   seat: 0, two: false, flip: false,
+  watch: false, agent2: 'random', paused: false,
   gen: 0,            // bumped by new game / undo: stale answers are dropped
   busy: false, abort: null,
   seed: Math.floor(Math.random() * 1e9),
@@ -349,12 +350,16 @@ const current = () => (play.plies.length ? play.plies[play.plies.length - 1].sta
 // The position on the board: the live one, or the one after `cursor` plies.
 const reviewing = () => play.cursor !== null;
 const shown = () => (!reviewing() ? current() : play.cursor ? play.plies[play.cursor - 1].state : play.start);
-const humanToMove = (st) => st && st.to_move !== null && (play.two || st.to_move === play.seat);
+// Who plays each seat: two humans, a human and an agent, or (watching)
+// `agent` as player 0 and `agent2` as player 1.
+const isHuman = (p) => play.two || (!play.watch && p === play.seat);
+const agentOf = (p) => (play.watch && p === 1 ? play.agent2 : play.agent);
+const humanToMove = (st) => st && st.to_move !== null && isHuman(st.to_move);
 const animateOn = () => $('animate').checked;
 
 function playerName(p) {
   if (play.two) return `Player ${p}`;
-  return p === play.seat ? `You (player ${p})` : `${play.agent} (player ${p})`;
+  return isHuman(p) ? `You (player ${p})` : `${agentOf(p)} (player ${p})`;
 }
 
 function setBusy(flag) {
@@ -381,7 +386,7 @@ function decorations() {
 }
 
 // The stores' labels: "You" for the human's against an agent.
-const playNames = () => [0, 1].map((p) => (!play.two && p === play.seat ? 'You' : `P${p}`));
+const playNames = () => [0, 1].map((p) => (!play.two && isHuman(p) ? 'You' : `P${p}`));
 
 function renderPlayBoard(over) {
   const st = shown();
@@ -401,7 +406,10 @@ function renderPlayControls() {
   $('hint').disabled = play.busy || reviewing() || st.to_move === null;
   $('from-here').hidden = !reviewing();
   $('from-here').disabled = play.busy;
-  $('undo').disabled = !play.plies.some((p) => play.two || p.player === play.seat);
+  $('undo').disabled = !play.plies.some((p) => isHuman(p.player));
+  $('pause').hidden = !play.watch;
+  $('step').hidden = !play.watch;
+  $('step').disabled = !play.paused || play.busy || st.to_move === null;
 }
 
 function renderPlay() {
@@ -410,6 +418,8 @@ function renderPlay() {
   const v = $('view-play');
   v.dataset.plies = play.plies.length;
   v.dataset.cursor = reviewing() ? play.cursor : '';
+  // The agents' seeds are this plus the ply: a game can be played again.
+  v.dataset.seed = play.seed;
   v.dataset.over = st.to_move === null ? '1' : '0';
   renderPlayBoard();
   renderPlayControls();
@@ -441,7 +451,8 @@ function renderPlay() {
   if (st.outcome) {
     const o = st.outcome;
     const who = o.winner === null || o.winner === undefined ? 'A draw' :
-      play.two ? `Player ${o.winner} wins` : o.winner === play.seat ? 'You win' : `${play.agent} wins`;
+      play.two ? `Player ${o.winner} wins` : isHuman(o.winner) ? 'You win'
+        : play.watch ? `${agentOf(o.winner)} (player ${o.winner}) wins` : `${play.agent} wins`;
     res.textContent = `Game over: ${who}, ${o.scores[0]}\u2013${o.scores[1]}` +
       `${o.winner === null || o.winner === undefined ? '' : ` (by ${Math.abs(o.margin)})`}; ${o.reason.replace(/_/g, ' ')}.`;
     res.dataset.winner = o.winner === null || o.winner === undefined ? 'draw' : o.winner;
@@ -511,10 +522,12 @@ async function playMove(move) {
   if (gen === play.gen) { renderPlay(); nextTurn(); }
 }
 
-// After every change: the agent plays when it is its turn.
+// After every change: the agent plays when it is its turn (watching two
+// agents: unless paused; Step then plays one move).
 function nextTurn() {
   const st = current();
-  if (!st || play.busy || st.to_move === null || humanToMove(st)) return;
+  if (!st || play.busy || st.to_move === null || humanToMove(st) || reviewing()) return;
+  if (play.watch && play.paused) return;
   agentMove();
 }
 
@@ -523,11 +536,11 @@ async function agentMove() {
   const ctrl = new AbortController();
   play.abort = ctrl;
   setBusy(true);
-  setStatus(`${play.agent} (player ${st.to_move}) is thinking\u2026`);
+  setStatus(`${agentOf(st.to_move)} (player ${st.to_move}) is thinking\u2026`);
   let ok = false;
   try {
     // The whole line, as for a ply: the agent sees the game's history.
-    const body = { game: play.game, moves: play.plies.map((p) => p.move), agent: play.agent, seed: (play.seed + play.plies.length) % 4294967296 };
+    const body = { game: play.game, moves: play.plies.map((p) => p.move), agent: agentOf(st.to_move), seed: (play.seed + play.plies.length) % 4294967296 };
     if (play.startPos) body.position = play.startPos;
     const r = await api('/api/agent', body, ctrl.signal);
     if (gen !== play.gen) return;
@@ -595,7 +608,7 @@ function downloadGame() {
   const st = current();
   if (!st) return;
   const o = st.outcome;
-  const agents = [0, 1].map((p) => (play.two || p === play.seat ? 'human' : play.agent));
+  const agents = [0, 1].map((p) => (isHuman(p) ? 'human' : agentOf(p)));
   const record = {
     game: play.game,
     players: agents,
@@ -625,6 +638,7 @@ function reviewAt(k) {
   const at = Math.max(0, Math.min(n, k));
   play.cursor = at === n ? null : at;
   renderPlay();
+  if (!reviewing()) nextTurn();
 }
 
 function reviewStep(step) {
@@ -648,13 +662,13 @@ function playFromHere() {
 // Takes back the human's last move and the agent's answers to it (in
 // two-humans mode: the last move).
 function undo() {
-  if (!play.plies.some((p) => play.two || p.player === play.seat)) return;
+  if (!play.plies.some((p) => isHuman(p.player))) return;
   clearError();
   cancelPlay();
   play.cursor = null;
   while (play.plies.length) {
     const p = play.plies.pop();
-    if (play.two || p.player === play.seat) break;
+    if (isHuman(p.player)) break;
   }
   play.hint = null;
   play.notice = null;
@@ -694,8 +708,11 @@ async function hint() {
 // The opponent's settings apply at once (the next agent move uses them).
 function readOpponent() {
   play.agent = $('a-spec').value.trim() || 'random';
-  play.seat = +$('seat').value;
-  play.two = $('two-humans').checked;
+  play.watch = $('seat').value === 'both';
+  play.seat = play.watch ? 0 : +$('seat').value;
+  play.agent2 = $('a-spec2').value.trim() || play.agent;
+  play.two = $('two-humans').checked && !play.watch;
+  $('a-spec2-box').hidden = !play.watch;
 }
 function opponentChanged() {
   readOpponent();
@@ -714,6 +731,7 @@ function makeLink() {
   if (play.startPos) parts.push(`start=${enc(play.startPos)}`);
   parts.push(`moves=${enc(play.plies.map((p) => p.move).join(','))}`);
   if (play.two) parts.push('two=1');
+  else if (play.watch) parts.push(`agent=${enc(play.agent)}`, `agent2=${enc(play.agent2)}`, 'seat=both');
   else parts.push(`agent=${enc(play.agent)}`, `seat=${play.seat}`);
   const hash = `#play?${parts.join('&')}`;
   // replaceState: the address changes without a hashchange (no reload of the game).
@@ -737,7 +755,8 @@ async function restoreGame(q) {
   controlsFromSpec(spec);
   $('g-start').value = start;
   if (q.has('agent')) { $('a-spec').value = q.get('agent'); syncPreset(); }
-  if (q.has('seat')) $('seat').value = q.get('seat') === '1' ? '1' : '0';
+  if (q.has('seat')) $('seat').value = ['1', 'both'].includes(q.get('seat')) ? q.get('seat') : '0';
+  if (q.has('agent2')) $('a-spec2').value = q.get('agent2');
   $('two-humans').checked = q.get('two') === '1';
   readOpponent();
   const gen = play.gen;
@@ -803,6 +822,16 @@ function initPlay() {
   $('link').addEventListener('click', makeLink);
   $('from-here').addEventListener('click', playFromHere);
   $('download').addEventListener('click', downloadGame);
+  $('a-spec2').addEventListener('change', opponentChanged);
+  $('pause').addEventListener('click', () => {
+    play.paused = toggled($('pause'));
+    renderPlay();
+    nextTurn();
+  });
+  $('step').addEventListener('click', () => {
+    const st = current();
+    if (play.paused && !play.busy && st && st.to_move !== null && !humanToMove(st) && !reviewing()) agentMove();
+  });
   $('move-list').addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-ply]');
     if (b) reviewAt(Number(b.dataset.ply));
