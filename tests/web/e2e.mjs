@@ -417,6 +417,8 @@ async function testReview(page) {
   await page.click('#x-from-play');
   await until(async () => (await page.inputValue('#x-pos')) === second.position, 'the reviewed position in Analyse');
   await checkFlip(page, 'x-', '#x-flip');
+  // Analyse's address holds its position (a reload shows it again: c3).
+  assert.equal(await page.evaluate(() => location.hash), `#analyse?game=${second.game}&position=${second.position}`);
   await page.click('[data-testid="tab-play"]');
   assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the review lost on the way back');
   await page.keyboard.press('Home');
@@ -616,7 +618,12 @@ async function testAnalysis(page) {
   const built = solve('kalah:pits=6,seeds=4', late).solution;
   const shown = await page.$$eval('#x-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.testid.replace('x-row-', ''), +tr.dataset.value]));
   assert.deepEqual(Object.fromEntries(shown), Object.fromEntries(built.moves.map((m) => [m.mv, m.value])), 'values after the solver was built');
-  log('c3: analysis values match `mancala solve`, also once a solver is built after an estimate');
+  // The address holds the position analysed: a reload shows it again.
+  const pos = await page.inputValue('#x-pos');
+  assert.ok((await page.evaluate(() => decodeURIComponent(location.hash))).endsWith(`&position=${pos}`), 'the position is not in the address');
+  await page.reload();
+  await until(async () => (await page.inputValue('#x-pos')) === pos, 'the position after a reload');
+  log('c3: analysis values match `mancala solve`, also once a solver is built after an estimate; its address reloads');
 }
 
 // ------------------------------------------------------------ c4: results
@@ -745,6 +752,19 @@ async function testResults(page) {
   const target = blunders(pick)[0] || 2;
   await page.click(`[data-testid="tl-${target}"]`);
   assert.equal(await page.getAttribute('#v-at', 'data-at'), String(target));
+  // The address holds the folder, the game and the ply: a reload returns
+  // there, and back closes the game, then the folder.
+  assert.equal(await page.evaluate(() => location.hash), `#results?path=tiny&id=${pick.id}&at=${target}`);
+  await page.reload();
+  await page.waitForSelector('#viewer:not([hidden])');
+  await until(async () => (await page.getAttribute('#v-at', 'data-at')) === String(target), 'the same ply after a reload');
+  await page.goBack();
+  await until(async () => page.isHidden('#viewer'), 'back closes the game');
+  assert.equal(await page.evaluate(() => location.hash), '#results?path=tiny');
+  assert.equal(await page.isVisible('#r-folder'), true, 'back closed the folder too');
+  await page.goForward();
+  await page.waitForSelector('#viewer:not([hidden])');
+  await page.click(`[data-testid="tl-${target}"]`);
   log(`c4: game ${pick.id} stepped (${moves.length} plies, blunders at ${blunders(pick).join(',') || 'none'})`);
   return pick.id;
 }

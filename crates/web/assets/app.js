@@ -722,6 +722,16 @@ function opponentChanged() {
   nextTurn();
 }
 
+// Each view's state in the address, so that reload, back and bookmarks
+// return to it: a new entry for what the user opened (`push`), the same
+// entry rewritten for steps within it. Nothing when it is already there
+// (the address that brought us here).
+let routing = false; // while route() follows the address, it is kept as it is
+function setAddress(hash, push) {
+  if (routing || location.hash === hash) return;
+  if (push) history.pushState(null, '', hash); else history.replaceState(null, '', hash);
+}
+
 // Links keep ':' ',' '=' '/' readable; everything else is escaped.
 const enc = (v) => encodeURIComponent(v).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%3D/g, '=').replace(/%2F/g, '/');
 
@@ -850,6 +860,7 @@ function xBusy(flag) { $('view-analyse').dataset.busy = flag ? '1' : '0'; $('x-g
 // Takes a validated state as the position to analyse.
 function xSet(state, keepEditor) {
   xs.state = state;
+  if (view === 'analyse') setAddress(`#analyse?game=${enc(state.game)}&position=${enc(state.position)}`, false);
   xs.result = null;
   xs.pv = null;
   $('x-spec').value = state.game;
@@ -1124,6 +1135,7 @@ function renderFolders(r) {
 
 function openFolder(f) {
   clearError();
+  setAddress(`#results?path=${enc(f.path)}`, true);
   rs.folder = f;
   rs.offset = 0;
   rs.loadedFilters = false;
@@ -1176,7 +1188,9 @@ async function openGame(id) {
     const r = await api(`/api/results/game?path=${encodeURIComponent(f.path)}&id=${id}`);
     if (rs.folder !== f) return;
     rs.game = r;
+    rs.gameId = id;
     rs.at = 0;
+    setAddress(`#results?path=${enc(f.path)}&id=${id}`, true);
     const rec = r.record || {};
     $('v-title').textContent = `Game ${id}: ${(rec.players || []).join(' vs ')} \u2014 ${rec.game || r.start.game}`;
     $('viewer').hidden = false;
@@ -1196,6 +1210,7 @@ function vStep(how) {
 
 function vRender() {
   const g = rs.game, n = g.plies.length, k = rs.at, rec = g.record || {};
+  setAddress(`#results?path=${enc(rs.folder.path)}&id=${rs.gameId}${k ? `&at=${k}` : ''}`, false);
   const ply = k ? g.plies[k - 1] : null, info = k ? (g.moves[k - 1] || {}) : null;
   const st = ply ? ply.state : g.start;
   const deco = {};
@@ -1290,6 +1305,15 @@ let view = 'play';
 // The hash picks the view: #play, #analyse, #results; #play?game=...
 // restores a game, #results?path=P&id=N opens a folder and a game.
 async function route() {
+  routing = true;
+  try {
+    await followAddress();
+  } finally {
+    routing = false;
+  }
+}
+
+async function followAddress() {
   const [name, query] = location.hash.replace(/^#/, '').split('?');
   view = ['play', 'analyse', 'results'].includes(name) ? name : 'play';
   for (const v of ['play', 'analyse', 'results']) {
@@ -1302,14 +1326,27 @@ async function route() {
     else if (!play.start) await newGame();
     else renderPlay();
   } else if (view === 'analyse') {
-    if (!xs.state) await xLoad(play.game || $('x-spec').value.trim(), current() ? current().position : '');
+    if (q.has('game')) await xLoad(q.get('game'), q.get('position') || '');
+    else if (!xs.state) await xLoad(play.game || $('x-spec').value.trim(), current() ? current().position : '');
     setStatus('Set up a position, then Analyse.');
   } else {
     if (!rs.folders) await loadFolders();
     setStatus('Choose a results folder.');
     const f = q.get('path') && (rs.folders || []).find((x) => x.path === q.get('path'));
-    if (f && rs.folder !== f) openFolder(f);
-    if (f && q.has('id')) await openGame(+q.get('id'));
+    // Back from a folder or a game closes it.
+    if (!f && rs.folder) {
+      rs.folder = null;
+      rs.game = null;
+      $('r-folder').hidden = true;
+      $('viewer').hidden = true;
+    }
+    if (f && !q.has('id') && rs.game) {
+      rs.game = null;
+      $('viewer').hidden = true;
+    }
+    if (f && (!rs.folder || rs.folder.path !== f.path)) openFolder(f);
+    if (f && q.has('id') && !(rs.game && rs.gameId === +q.get('id'))) await openGame(+q.get('id'));
+    if (f && q.has('at') && rs.game) vStep(+q.get('at'));
   }
 }
 
