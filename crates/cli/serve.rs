@@ -36,6 +36,11 @@ pub struct ServeArgs {
     /// Open the app in the default browser.
     #[arg(long)]
     open: bool,
+    /// An engine the page may pick by NAME (repeat it for several):
+    /// COMMAND is its command line (split at spaces; it thinks 1 s a move)
+    /// or a whole `engine:` spec. The page can start no other program.
+    #[arg(long = "engine", value_name = "NAME=COMMAND")]
+    engines: Vec<String>,
 }
 
 /// `mancala serve`.
@@ -59,6 +64,16 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             return Err(bad_input("--threads: at least 1"));
         }
         options.threads = threads;
+    }
+    for entry in &args.engines {
+        let Some((name, command)) = entry.split_once('=') else {
+            return Err(bad_input(format!(
+                "--engine '{entry}': give NAME=COMMAND, e.g. mybot=python3 bot.py"
+            )));
+        };
+        options
+            .engines
+            .push((name.trim().to_string(), command.to_string()));
     }
     let app = App::new(options).map_err(bad_input)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

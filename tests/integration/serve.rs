@@ -168,6 +168,19 @@ fn serve_refuses_bad_flags_with_a_clear_message() {
     assert!(e.contains("--allow-host 'a.lan:80'"), "{e}");
     let e = refused(&mancala(&["serve", "--port", "0", "--threads", "0"]));
     assert!(e.contains("--threads"), "{e}");
+    let e = refused(&mancala(&["serve", "--port", "0", "--engine", "mybot"]));
+    assert!(e.contains("--engine 'mybot': give NAME=COMMAND"), "{e}");
+    let e = refused(&mancala(&[
+        "serve",
+        "--port",
+        "0",
+        "--engine",
+        "mybot=/no/such/bot",
+    ]));
+    assert!(
+        e.contains("--engine mybot=/no/such/bot") && e.contains("/no/such/bot"),
+        "{e}"
+    );
     let taken = serve(&[]);
     let port = taken.addr.rsplit(':').next().unwrap().to_string();
     let e = refused(&mancala(&["serve", "--port", &port]));

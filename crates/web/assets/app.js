@@ -1414,6 +1414,11 @@ window.addEventListener('resize', () => { if ($('x-editor').childElementCount) x
   // The agents' examples feed the agent fields' suggestions.
   api('/api/info').then((info) => {
     $('agent-examples').replaceChildren(...info.agents.map((a) => h('option', { value: a.example, label: `${a.name}: ${a.about}` })));
+    // The operator's engines (`serve --engine NAME=COMMAND`), by name.
+    for (const name of info.engines || []) {
+      $('agent-examples').append(h('option', { value: name, label: `${name}: an engine this server offers` }));
+      $('a-preset').append(h('option', { value: name, text: `Engine: ${name}` }));
+    }
     if (!info.results) $('tab-results').title = 'The server was started without --results';
   }, showError);
   $('g-spec').value = specFromControls();

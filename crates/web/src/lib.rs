@@ -173,6 +173,10 @@ pub struct ServeOptions {
     /// connection or a kept-alive one between requests; past it the
     /// connection is closed.
     pub header_timeout: Duration,
+    /// Engines the operator offers by name (`--engine NAME=COMMAND`): a
+    /// request may name one as its agent, and can start no other program.
+    /// Each is a command line (split at spaces) or a whole `engine:` spec.
+    pub engines: Vec<(String, String)>,
 }
 
 impl Default for ServeOptions {
@@ -183,6 +187,7 @@ impl Default for ServeOptions {
             allowed_hosts: Vec::new(),
             max_connections: server::MAX_CONNECTIONS,
             header_timeout: server::HEADER_TIMEOUT,
+            engines: Vec::new(),
         }
     }
 }
@@ -196,14 +201,19 @@ pub struct App {
     allowed_hosts: Vec<String>,
     max_connections: usize,
     header_timeout: Duration,
+    /// The operator's engines by name.
+    engines: search::OfferedEngines,
 }
 
 impl App {
     /// The app for `options`.
     ///
     /// # Errors
-    /// A results root that is not a folder.
+    /// A results root that is not a folder; an offered engine whose name
+    /// or spec is bad, or whose program is not there.
     pub fn new(options: ServeOptions) -> std::io::Result<Arc<App>> {
+        let engines = search::OfferedEngines::new(&options.engines)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         let root = match &options.results {
             Some(path) => Some(Root::new(path).map_err(|e| {
                 std::io::Error::new(e.kind(), format!("--results {}: {e}", path.display()))
@@ -217,6 +227,7 @@ impl App {
             allowed_hosts: options.allowed_hosts,
             max_connections: options.max_connections.max(1),
             header_timeout: options.header_timeout,
+            engines,
         }))
     }
 
@@ -448,6 +459,7 @@ async fn info(State(app): State<Arc<App>>) -> Json<serde_json::Value> {
             "searches": app.searches.threads(),
         },
         "results": app.root.is_some(),
+        "engines": app.engines.names(),
     }))
 }
 
@@ -521,10 +533,14 @@ async fn agent(
     Body(r): Body<AgentRequest>,
 ) -> Result<Json<search::AgentMove>, ApiError> {
     let spec = game_spec(&r.game)?;
-    let agent = search::parse_agent(&r.agent)?;
+    let agent = app.engines.parse_agent(&r.agent)?;
     with_game!(&spec, game => {
         let state = views::reach(game, r.position.as_deref(), &r.moves)?;
-        app.searches.admit_agent(game, &agent)?;
+        if app.engines.offers(&agent) {
+            agent.check(game).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
+        } else {
+            app.searches.admit_agent(game, &agent)?;
+        }
         let game = *game;
         let seed = r.seed.unwrap_or(0);
         search(&app, move |app, cancel| {

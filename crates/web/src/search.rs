@@ -224,6 +224,97 @@ pub fn parse_agent(text: &str) -> Result<AnyAgentSpec, ApiError> {
     AnyAgentSpec::parse(text).map_err(|e| ApiError::BadRequest(format!("agent `{text}`: {e}")))
 }
 
+/// The engines the operator offers (`mancala serve --engine NAME=COMMAND`):
+/// the only programs a request can make the server start, each by its
+/// name alone.
+#[derive(Clone, Debug, Default)]
+pub struct OfferedEngines {
+    by_name: std::collections::BTreeMap<String, AnyAgentSpec>,
+}
+
+impl OfferedEngines {
+    /// Default thinking time of an engine offered as a bare command.
+    const DEFAULT_MOVETIME: &'static str = "1s";
+
+    /// The engines of `(name, command or engine: spec)` pairs.
+    ///
+    /// # Errors
+    /// A name that is not lowercase letters, digits, `-` and `_`, or that
+    /// names a built-in agent, given twice, a spec that does not parse, or
+    /// a program that is not there.
+    pub fn new(engines: &[(String, String)]) -> Result<OfferedEngines, String> {
+        let mut by_name = std::collections::BTreeMap::new();
+        for (name, command) in engines {
+            let bad = |why: String| format!("--engine {name}={command}: {why}");
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+            {
+                return Err(bad(
+                    "a name is lowercase letters, digits, '-' and '_'".into()
+                ));
+            }
+            // A built-in agent's name would be shadowed (`random` is a
+            // whole spec), and a family's would read as one.
+            if AnyAgentSpec::parse(name).is_ok() || REFUSED_FAMILIES.contains(&name.as_str()) {
+                return Err(bad(format!("`{name}` is a built-in agent's name")));
+            }
+            let text = if command.trim_start().starts_with("engine:") {
+                command.clone()
+            } else {
+                format!(
+                    "engine:cmd={},name={name},movetime={}",
+                    command.trim(),
+                    Self::DEFAULT_MOVETIME
+                )
+            };
+            let spec = AnyAgentSpec::parse(&text).map_err(|e| bad(e.to_string()))?;
+            let AnyAgentSpec::Engine(_) = &spec else {
+                return Err(bad(
+                    "not an engine: give a command or an engine: spec".into()
+                ));
+            };
+            // The program must be there now, not at the first request; it
+            // plays every game, so any one checks it.
+            spec.check(&mancala_core::KalahRules::default())
+                .map_err(|e| bad(e.to_string()))?;
+            if by_name.insert(name.clone(), spec).is_some() {
+                return Err(bad("the name is given twice".into()));
+            }
+        }
+        Ok(OfferedEngines { by_name })
+    }
+
+    /// The names offered.
+    pub fn names(&self) -> Vec<&str> {
+        self.by_name.keys().map(String::as_str).collect()
+    }
+
+    /// Whether `spec` is one of the engines offered (the very spec, not
+    /// one that looks like it).
+    pub fn offers(&self, spec: &AnyAgentSpec) -> bool {
+        match spec {
+            AnyAgentSpec::Engine(e) => self.by_name.values().any(
+                |o| matches!(o, AnyAgentSpec::Engine(mine) if std::sync::Arc::ptr_eq(mine, e)),
+            ),
+            _ => false,
+        }
+    }
+
+    /// A client's agent spec: an offered engine's name, or any spec
+    /// [`parse_agent`] takes.
+    ///
+    /// # Errors
+    /// As [`parse_agent`].
+    pub fn parse_agent(&self, text: &str) -> Result<AnyAgentSpec, ApiError> {
+        match self.by_name.get(text.trim()) {
+            Some(spec) => Ok(spec.clone()),
+            None => parse_agent(text),
+        }
+    }
+}
+
 /// What a search said, as the API shows it.
 #[derive(Clone, Debug, Serialize)]
 pub struct SearchView {

@@ -528,6 +528,59 @@ fn agents_move_from_the_web_but_engines_and_models_are_refused() {
     );
 }
 
+/// `serve --engine NAME=COMMAND`: the page picks an offered engine by its
+/// name alone and it plays; an `engine:` spec is still refused, and so is
+/// an offer with a bad name or a missing program.
+#[test]
+fn offered_engines_play_by_name_and_nothing_else_starts() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/engines/greedy_kalah.py"
+    );
+    let offer = |name: &str, command: String| ServeOptions {
+        engines: vec![(name.to_string(), command)],
+        ..ServeOptions::default()
+    };
+    let server = start_with(offer("greedy-py", format!("python3 {example}")), None);
+    let info = ok(get(&server, "/api/info"));
+    assert_eq!(info["engines"], json!(["greedy-py"]));
+    let r = ok(post(
+        &server,
+        "/api/agent",
+        &json!({"game": "kalah", "agent": "greedy-py", "moves": ["3"]}),
+    ));
+    let mv = r["move"].as_str().unwrap();
+    assert!(["1", "2", "3", "4", "5", "6"].contains(&mv), "{r}");
+    // Any other program, even the same one, is refused.
+    let same = format!("engine:cmd=python3 {example}");
+    refused(
+        post(
+            &server,
+            "/api/agent",
+            &json!({"game": "kalah", "agent": same}),
+        ),
+        403,
+        "cannot be started from the web",
+    );
+    let unknown = post(
+        &server,
+        "/api/agent",
+        &json!({"game": "kalah", "agent": "greedy-pyx"}),
+    );
+    assert_eq!(unknown.status, 400, "{}", unknown.body);
+    for (name, command, why) in [
+        ("random", format!("python3 {example}"), "built-in agent"),
+        ("Bot", format!("python3 {example}"), "lowercase"),
+        ("gone", "/nonexistent/bot".to_string(), "/nonexistent/bot"),
+    ] {
+        let e = App::new(offer(name, command))
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains(why) && e.contains("--engine"), "{name}: {e}");
+    }
+}
+
 #[test]
 fn perfect_plays_a_best_move_from_the_web() {
     let server = start(1, false);
