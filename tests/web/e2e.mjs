@@ -537,7 +537,7 @@ async function checkAnalysis(page, game, position, what) {
   await page.waitForSelector('#x-table:not([hidden])');
   await waitIdle(page, 'analyse', 30000);
   const rows = await page.$$eval('#x-table tbody tr', (trs) => trs.map((tr) => ({
-    move: tr.dataset.testid.replace('x-row-', ''), value: +tr.dataset.value, exact: tr.dataset.exact, best: tr.dataset.best, kind: tr.cells[2].textContent,
+    move: tr.dataset.testid.replace('x-row-', ''), value: +tr.dataset.value, exact: tr.dataset.exact, best: tr.dataset.best, kind: tr.cells[3].textContent,
   })));
   const want = Object.fromEntries(sol.moves.map((m) => [m.mv, m.value]));
   assert.equal(rows.length, sol.moves.length, `${what}: ${rows.length} rows, the solver has ${sol.moves.length} moves`);
@@ -618,6 +618,23 @@ async function testAnalysis(page) {
   const built = solve('kalah:pits=6,seeds=4', late).solution;
   const shown = await page.$$eval('#x-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.testid.replace('x-row-', ''), +tr.dataset.value]));
   assert.deepEqual(Object.fromEntries(shown), Object.fromEntries(built.moves.map((m) => [m.mv, m.value])), 'values after the solver was built');
+  // How much worse than the best each move is; a row's move plays it and
+  // analyses the position it leads to; Back returns.
+  const best = Math.max(...shown.map(([, v]) => v));
+  for (const [mv, v] of shown) {
+    const worse = await page.textContent(`[data-testid="x-worse-${mv}"]`);
+    assert.equal(worse, v === best ? '\u2014' : String(best - v), `move ${mv}: worse by ${worse}`);
+  }
+  const here = await page.inputValue('#x-pos'), xspec = await page.inputValue('#x-spec');
+  const [mv] = shown[0];
+  await page.click(`[data-testid="x-row-${mv}"] button`);
+  const child = await engineState(xspec, [mv], here);
+  await until(async () => (await page.inputValue('#x-pos')) === child.position, 'the position after a row\'s move');
+  await waitIdle(page, 'analyse', 30000);
+  await page.click('#x-back');
+  await until(async () => (await page.inputValue('#x-pos')) === here, 'Back to the position before');
+  await waitIdle(page, 'analyse', 30000);
+  assert.equal(await page.isVisible('#x-back'), false, 'Back offered at the start of the way');
   // The address holds the position analysed: a reload shows it again.
   const pos = await page.inputValue('#x-pos');
   assert.ok((await page.evaluate(() => decodeURIComponent(location.hash))).endsWith(`&position=${pos}`), 'the position is not in the address');

@@ -853,7 +853,7 @@ function initPlay() {
 
 // ------------------------------------------------------------ Analyse
 
-const xs = { state: null, result: null, pv: null, pvAt: 0, timer: null, gen: 0, flip: false };
+const xs = { state: null, result: null, pv: null, pvAt: 0, timer: null, gen: 0, flip: false, trail: [] };
 
 function xBusy(flag) { $('view-analyse').dataset.busy = flag ? '1' : '0'; $('x-go').disabled = flag; }
 
@@ -871,7 +871,31 @@ function xSet(state, keepEditor) {
   xRender();
 }
 
+// Exploring: plays `move` from the position analysed and analyses the one
+// it leads to; Back returns along the way taken.
+async function xExplore(move) {
+  const st = xs.state;
+  if (!st || st.to_move === null) return;
+  clearError();
+  const gen = ++xs.gen;
+  try {
+    const r = await api('/api/line', { game: st.game, start: st.position, moves: [move] });
+    if (gen !== xs.gen) return;
+    xs.trail.push(st);
+    xSet(r.plies[0].state);
+    analyse();
+  } catch (e) { if (gen === xs.gen) showError(e); }
+}
+
+function xBack() {
+  const st = xs.trail.pop();
+  if (!st) return;
+  xSet(st);
+  analyse();
+}
+
 async function xLoad(spec, position, keepEditor) {
+  xs.trail = [];
   clearError();
   const gen = ++xs.gen;
   try {
@@ -948,7 +972,8 @@ function xRender() {
   if (!st) return;
   const values = {};
   if (r) for (const m of r.moves) values[m.move] = m;
-  drawBoard($('x-board'), st, { prefix: 'x-', values: r ? values : null, onMove: null, flip: xs.flip });
+  drawBoard($('x-board'), st, { prefix: 'x-', values: r ? values : null, onMove: st.to_move === null ? null : xExplore, flip: xs.flip });
+  $('x-back').hidden = !xs.trail.length;
   const verdict = $('x-verdict'), table = $('x-table');
   if (!r) {
     verdict.textContent = st.outcome ? `The game is over: ${st.outcome.scores[0]}\u2013${st.outcome.scores[1]}.` : '';
@@ -968,10 +993,14 @@ function xRender() {
   verdict.textContent = text;
   verdict.dataset.value = v;
   verdict.dataset.exact = r.exact;
+  // Each row plays its move on the board (a click, or Enter on its button).
+  const top = Math.max(...r.moves.map((mv) => mv.value));
   table.tBodies[0].replaceChildren(...r.moves.map((mv) => h('tr', {
     class: mv.best ? 'best' : null, 'data-testid': `x-row-${mv.move}`,
     'data-value': mv.value, 'data-exact': String(mv.exact), 'data-best': String(mv.best),
-  }, h('td', { text: `${mv.move}${mv.best ? ' \u2605 best' : ''}` }), h('td', { text: fmtVal(mv.value) }),
+  }, h('td', {}, h('button', { type: 'button', class: 'link', 'data-move': mv.move, title: 'play this move', onclick: () => xExplore(mv.move), text: `${mv.move}${mv.best ? ' \u2605 best' : ''}` })),
+  h('td', { text: fmtVal(mv.value) }),
+  h('td', { 'data-testid': `x-worse-${mv.move}`, text: mv.best ? '\u2014' : fmtVal(top - mv.value).replace(/^\+/, '') }),
   h('td', { class: mv.exact ? null : 'estimate', text: mv.exact ? 'exact' : 'estimate' }), h('td', { text: fmtMs(mv.ms) }))));
   table.hidden = false;
   xRenderPv();
@@ -1063,6 +1092,7 @@ function initAnalyse() {
   });
   $('x-mover').addEventListener('change', () => { if (xs.state) xEdited(); });
   $('x-go').addEventListener('click', analyse);
+  $('x-back').addEventListener('click', xBack);
   $('x-flip').addEventListener('click', () => {
     xs.flip = toggled($('x-flip'));
     xRender();
@@ -1155,10 +1185,13 @@ function openFolder(f) {
 async function loadGames() {
   const f = rs.folder, q = new URLSearchParams({ path: f.path, offset: rs.offset, limit: rs.limit });
   for (const [k, id] of [['agent', 'r-agent'], ['result', 'r-result'], ['end', 'r-end']]) if ($(id).value) q.set(k, $(id).value);
+  // The last list asked for is the one shown: filters changed in quick
+  // succession send requests whose answers may come back out of order.
+  const gen = rs.listGen = (rs.listGen || 0) + 1;
   rBusy(true);
   try {
     const r = await api(`/api/results/games?${q}`);
-    if (rs.folder !== f) return;
+    if (rs.folder !== f || gen !== rs.listGen) return;
     rs.matched = r.matched;
     // The filters' choices: the server lists them; else the games seen.
     if (!rs.loadedFilters) {
