@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use mancala_core::{Game, GameSpec, Move};
 use mancala_evalnet::{EpochReport, Example, Inputs, TrainOptions, ValueNet};
 
-use crate::labels::{labels_rules, read_labels, seeds_in_pits, LabelledGame, PHASE_SEEDS};
+use crate::labels::{labels_rules, read_label_folders, seeds_in_pits, LabelledGame, PHASE_SEEDS};
 use crate::{bad_input, AnalysisError, Result};
 
 /// How to train.
@@ -81,34 +81,15 @@ pub fn training_data<G: Game>(
     options: &EvalTrainingOptions,
     inputs: &Inputs,
 ) -> Result<TrainingData> {
-    let Some(first) = options.labels.first() else {
+    if options.labels.is_empty() {
         return Err(bad_input("no labels folder given"));
-    };
+    }
     inputs.check(rules).map_err(|e| bad_input(e.to_string()))?;
     let mut data = TrainingData::default();
     let mut seen: HashSet<u64> = HashSet::new();
-    let name = rules.to_string();
-    for dir in &options.labels {
-        let other = labels_rules(dir)?.to_string();
-        if other != name {
-            return Err(bad_input(format!(
-                "{} holds labels of {other}, not {name} as {} does",
-                dir.display(),
-                first.display()
-            )));
-        }
-        let mut failed = None;
-        read_labels(dir, &mut |game: LabelledGame| {
-            if failed.is_none() {
-                if let Err(e) = add_game(rules, inputs, options, &game, &mut seen, &mut data) {
-                    failed = Some(e);
-                }
-            }
-        })?;
-        if let Some(e) = failed {
-            return Err(bad_input(format!("{}: {e}", dir.display())));
-        }
-    }
+    read_label_folders(rules, &options.labels, &mut |game: &LabelledGame| {
+        add_game(rules, inputs, options, game, &mut seen, &mut data)
+    })?;
     Ok(data)
 }
 

@@ -636,9 +636,35 @@ pub fn solved_positions<G: Game>(
     dirs: &[PathBuf],
     each: &mut dyn FnMut(SolvedPosition<G::State>),
 ) -> Result<u64> {
-    let name = rules.to_string();
     let mut seen = std::collections::HashSet::new();
     let mut read = 0;
+    read_label_folders(rules, dirs, &mut |game: &LabelledGame| {
+        for p in &game.positions {
+            read += 1;
+            match solved(rules, p) {
+                Ok(Some(solved)) if seen.insert(rules.key(&solved.state)) => each(solved),
+                Ok(_) => {}
+                Err(e) => return Err(format!("game {}: {e}", game.id)),
+            }
+        }
+        Ok(())
+    })?;
+    Ok(read)
+}
+
+/// Calls `each` with every whole game of the label folders `dirs`, which
+/// must all hold labels of `rules`, in order; the first error of `each`
+/// ends the reading.
+///
+/// # Errors
+/// [`AnalysisError::BadInput`] for a folder of other rules, or with the
+/// error of `each` and its folder; the folders' read errors.
+pub fn read_label_folders<G: Game>(
+    rules: &G,
+    dirs: &[PathBuf],
+    each: &mut dyn FnMut(&LabelledGame) -> std::result::Result<(), String>,
+) -> Result<()> {
+    let name = rules.to_string();
     for dir in dirs {
         let other = labels_rules(dir)?.to_string();
         if other != name {
@@ -649,23 +675,15 @@ pub fn solved_positions<G: Game>(
         }
         let mut failed = None;
         read_labels(dir, &mut |game: LabelledGame| {
-            for p in &game.positions {
-                if failed.is_some() {
-                    return;
-                }
-                read += 1;
-                match solved(rules, p) {
-                    Ok(Some(solved)) if seen.insert(rules.key(&solved.state)) => each(solved),
-                    Ok(_) => {}
-                    Err(e) => failed = Some(format!("game {}: {e}", game.id)),
-                }
+            if failed.is_none() {
+                failed = each(&game).err();
             }
         })?;
         if let Some(e) = failed {
             return Err(bad_input(format!("{}: {e}", dir.display())));
         }
     }
-    Ok(read)
+    Ok(())
 }
 
 /// `p` as a [`SolvedPosition`], if every move of it was settled.
