@@ -332,22 +332,35 @@ async function testPieSwap(page) {
   log('c2: swap checked');
 }
 
+// Opens Play afresh with a game's settings (the controls a player sets)
+// and starts it: `seat` is '0', '1' or 'both'; `two` two humans.
+async function newPlay(page, { spec, agent, agent2, seat = '0', two = false, animate = false }) {
+  await page.goto(`${base}/#play`);
+  await waitIdle(page);
+  await (animate ? page.check('#animate') : page.uncheck('#animate'));
+  await (two ? page.check('#two-humans') : page.uncheck('#two-humans'));
+  await page.fill('#g-spec', spec);
+  await page.dispatchEvent('#g-spec', 'change');
+  if (agent) {
+    await page.fill('#a-spec', agent);
+    await page.dispatchEvent('#a-spec', 'change');
+  }
+  await page.selectOption('#seat', seat);
+  if (agent2) {
+    await page.fill('#a-spec2', agent2);
+    await page.dispatchEvent('#a-spec2', 'change');
+  }
+}
+
 // ------------------------------------------------------------ c2b: what an animation shows
 
 // During a sowing the stores keep their names ("You", not "P0") and the
 // last move's notice is gone (it was about that move, not this one).
 async function testAnimationLabels(page) {
   step = 'c2b: labels during an animation';
-  await page.goto(`${base}/#play`);
-  await waitIdle(page);
-  await page.check('#animate');
-  await page.uncheck('#two-humans');
-  await page.fill('#g-spec', 'kalah');
-  await page.dispatchEvent('#g-spec', 'change');
   // Greedy (player 1) answers with pit 3 too: its own extra turn, whose
   // notice must go before its next sowing. Deterministic, unlike random.
-  await page.selectOption('#a-preset', 'greedy');
-  await page.selectOption('#seat', '0');
+  await newPlay(page, { spec: 'kalah', agent: 'greedy', animate: true });
   await page.click('#new-game');
   await waitIdle(page);
   // Pit 3 of 4 seeds ends in the store: an extra turn, and its notice.
@@ -386,12 +399,7 @@ async function testAnimationLabels(page) {
 // game, and "Play from here" drops the moves after the one shown.
 async function testReview(page) {
   step = 'c2c: review in Play';
-  await page.goto(`${base}/#play`);
-  await waitIdle(page);
-  await page.uncheck('#animate');
-  await page.check('#two-humans');
-  await page.fill('#g-spec', 'kalah:pits=4,seeds=3');
-  await page.dispatchEvent('#g-spec', 'change');
+  await newPlay(page, { spec: 'kalah:pits=4,seeds=3', two: true });
   await page.click('#new-game');
   await waitIdle(page);
   const spec = 'kalah:pits=4,seeds=3';
@@ -479,17 +487,7 @@ async function testReview(page) {
 // Step plays one move; unpaused, they play to the end.
 async function testWatch(page) {
   step = 'c2d: two agents';
-  await page.goto(`${base}/#play`);
-  await waitIdle(page);
-  await page.uncheck('#animate');
-  await page.uncheck('#two-humans');
-  await page.fill('#g-spec', 'kalah:pits=4,seeds=3');
-  await page.dispatchEvent('#g-spec', 'change');
-  await page.fill('#a-spec', 'greedy');
-  await page.dispatchEvent('#a-spec', 'change');
-  await page.selectOption('#seat', 'both');
-  await page.fill('#a-spec2', 'minimax:depth=2');
-  await page.dispatchEvent('#a-spec2', 'change');
+  await newPlay(page, { spec: 'kalah:pits=4,seeds=3', agent: 'greedy', seat: 'both', agent2: 'minimax:depth=2' });
   assert.equal(await page.isVisible('#pause'), true, 'no Pause when watching');
   await page.click('#pause');
   await page.click('#new-game');
