@@ -161,11 +161,9 @@ pub fn logits(priors: &[f32]) -> Vec<f32> {
 /// `softmax(logits + σ)`: the improved policy, a distribution over the
 /// root's moves.
 pub fn improved_policy(logits: &[f32], sigma: &[f32]) -> Vec<f32> {
-    let z: Vec<f32> = logits.iter().zip(sigma).map(|(l, s)| l + s).collect();
-    let top = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let exp: Vec<f32> = z.iter().map(|x| (x - top).exp()).collect();
-    let total: f32 = exp.iter().sum();
-    exp.iter().map(|e| e / total).collect()
+    let mut z: Vec<f32> = logits.iter().zip(sigma).map(|(l, s)| l + s).collect();
+    crate::policy::softmax_in_place(&mut z);
+    z
 }
 
 #[cfg(test)]

@@ -207,15 +207,7 @@ impl NetValueEvaluator {
             };
             priors.push(margin / Self::SCALE_SEEDS);
         }
-        let max = priors.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mut total = 0.0;
-        for p in priors.iter_mut() {
-            *p = (*p - max).exp();
-            total += *p;
-        }
-        for p in priors.iter_mut() {
-            *p /= total;
-        }
+        crate::policy::softmax_in_place(priors);
     }
 }
 

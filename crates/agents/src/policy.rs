@@ -81,6 +81,21 @@ impl<N: PolicyNet + Sync> PolicyNet for Arc<N> {
     }
 }
 
+/// Turns `values` into a distribution, `e^v` over their sum, in place
+/// (the largest subtracted first, so that nothing overflows). Every
+/// search's priors and policies go through it.
+pub fn softmax_in_place(values: &mut [f32]) {
+    let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut total = 0.0;
+    for v in values.iter_mut() {
+        *v = (*v - max).exp();
+        total += *v;
+    }
+    for v in values.iter_mut() {
+        *v /= total;
+    }
+}
+
 /// Turns a network's output for `state` into priors over the legal moves
 /// (a softmax restricted to them, in `MoveSet` order) and player 0's
 /// expected score.
@@ -91,22 +106,14 @@ pub fn priors_and_value<G: Game>(
     value: f32,
     priors: &mut Vec<f32>,
 ) -> f32 {
-    let legal = game.legal_moves(state);
-    priors.clear();
     let pits = game.pits();
-    let max = legal
-        .into_iter()
-        .map(|m| logits[m.action_index(pits)])
-        .fold(f32::NEG_INFINITY, f32::max);
-    let mut total = 0.0;
-    for m in legal {
-        let p = (logits[m.action_index(pits)] - max).exp();
-        priors.push(p);
-        total += p;
-    }
-    for p in priors.iter_mut() {
-        *p /= total;
-    }
+    priors.clear();
+    priors.extend(
+        game.legal_moves(state)
+            .into_iter()
+            .map(|m| logits[m.action_index(pits)]),
+    );
+    softmax_in_place(priors);
     // The value is from the mover's side, in -1..1.
     let mover_score = (value.clamp(-1.0, 1.0) + 1.0) / 2.0;
     match game.to_move(state) {
