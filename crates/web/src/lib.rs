@@ -533,10 +533,10 @@ async fn agent(
     Body(r): Body<AgentRequest>,
 ) -> Result<Json<search::AgentMove>, ApiError> {
     let spec = game_spec(&r.game)?;
-    let agent = app.engines.parse_agent(&r.agent)?;
+    let (agent, offered) = app.engines.parse_agent(&r.agent)?;
     with_game!(&spec, game => {
         let state = views::reach(game, r.position.as_deref(), &r.moves)?;
-        if app.engines.offers(&agent) {
+        if offered {
             agent.check(game).map_err(|e| ApiError::Unprocessable(e.to_string()))?;
         } else {
             app.searches.admit_agent(game, &agent)?;

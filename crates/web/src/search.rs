@@ -291,26 +291,16 @@ impl OfferedEngines {
         self.by_name.keys().map(String::as_str).collect()
     }
 
-    /// Whether `spec` is one of the engines offered (the very spec, not
-    /// one that looks like it).
-    pub fn offers(&self, spec: &AnyAgentSpec) -> bool {
-        match spec {
-            AnyAgentSpec::Engine(e) => self.by_name.values().any(
-                |o| matches!(o, AnyAgentSpec::Engine(mine) if std::sync::Arc::ptr_eq(mine, e)),
-            ),
-            _ => false,
-        }
-    }
-
-    /// A client's agent spec: an offered engine's name, or any spec
-    /// [`parse_agent`] takes.
+    /// A client's agent spec, and whether it is one of the engines offered
+    /// (by its name; the server then checks it plays the game and admits
+    /// it), or else any spec [`parse_agent`] takes.
     ///
     /// # Errors
     /// As [`parse_agent`].
-    pub fn parse_agent(&self, text: &str) -> Result<AnyAgentSpec, ApiError> {
+    pub fn parse_agent(&self, text: &str) -> Result<(AnyAgentSpec, bool), ApiError> {
         match self.by_name.get(text.trim()) {
-            Some(spec) => Ok(spec.clone()),
-            None => parse_agent(text),
+            Some(spec) => Ok((spec.clone(), true)),
+            None => Ok((parse_agent(text)?, false)),
         }
     }
 }
