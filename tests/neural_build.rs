@@ -90,6 +90,67 @@ fn a_training_run_warm_starts_from_exact_labels() {
         "{line}"
     );
     assert!(dir.path().join("same/best.ot").exists());
+    let count = |line: &str, before: &str| -> usize {
+        let at = line
+            .find(before)
+            .unwrap_or_else(|| panic!("{before}: {line}"));
+        let words: Vec<&str> = line[..at].split_whitespace().collect();
+        words
+            .last()
+            .unwrap()
+            .trim_start_matches('(')
+            .parse()
+            .unwrap()
+    };
+    let all = count(line, " positions with every move settled");
+    assert_eq!(count(line, " left out"), 0, "{line}");
+
+    // `warm_start_exclude`: the positions of the first labelled game are
+    // never trained on, and exactly those solved ones are counted out.
+    let first = std::fs::read_to_string(labels.join("labels.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    let held: Vec<String> = first["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["position"].as_str().unwrap().to_string())
+        .collect();
+    let held_path = dir.path().join("held-out.txt");
+    std::fs::write(&held_path, format!("# held out\n{}\n", held.join("\n"))).unwrap();
+    let with_exclude = |name: &str, exclude: &std::path::Path| {
+        let path = config("kalah:pits=3,seeds=2", name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            format!(
+                "{text}warm_start_exclude = [{:?}]\n",
+                exclude.display().to_string()
+            ),
+        )
+        .unwrap();
+        run(&["train", path.to_str().unwrap(), "-q"])
+    };
+    let out = with_exclude("held", &held_path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("warm start: "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let left_out = count(line, " left out");
+    assert!(left_out > 0, "{line}");
+    assert_eq!(
+        count(line, " positions with every move settled") + left_out,
+        all,
+        "{line}"
+    );
+    let out = with_exclude("missing", &dir.path().join("no-such-file.txt"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("key `warm_start_exclude`") && stderr.contains("no-such-file.txt"),
+        "{stderr}"
+    );
     let out = run(&[
         "train",
         config("kalah:pits=4,seeds=2", "other").to_str().unwrap(),

@@ -150,8 +150,18 @@ fn warm_start<G: mancala_core::Game>(
     config: &TrainConfig,
     trainer: &mut Trainer<'_, G>,
 ) -> Result<()> {
+    let mut exclude = std::collections::HashSet::new();
+    for path in &config.warm_start_exclude {
+        mancala_analysis::labels::read_position_list(path, &mut exclude)
+            .map_err(|e| bad_input(format!("key `warm_start_exclude`: {e}")))?;
+    }
     let mut samples = Vec::new();
+    let mut left_out = 0;
     let read = mancala_analysis::labels::solved_positions(game, &config.warm_start, &mut |p| {
+        if !exclude.is_empty() && exclude.contains(&game.setup(&p.state).to_string()) {
+            left_out += 1;
+            return;
+        }
         let target = ExactTarget {
             margin: p.margin,
             best: Some(p.best),
@@ -161,8 +171,8 @@ fn warm_start<G: mancala_core::Game>(
     .map_err(|e| bad_input(format!("key `warm_start`: {e}")))?;
     let log = trainer.warm_start(samples).map_err(bad_input)?;
     eprintln!(
-        "warm start: {} positions with every move settled (of {read} labelled), {} steps in {:.0} s; \
-         loss policy {:.3} -> {:.3}, value {:.3} -> {:.3}",
+        "warm start: {} positions with every move settled (of {read} labelled, {left_out} left out), \
+         {} steps in {:.0} s; loss policy {:.3} -> {:.3}, value {:.3} -> {:.3}",
         log.positions,
         log.steps,
         log.seconds,

@@ -77,20 +77,6 @@ fn parse_widths(text: &str) -> std::result::Result<Widths, String> {
     }
 }
 
-/// Positions listed in `path`, one a line (blank lines and `#` comments
-/// skipped).
-fn read_positions(path: &Path, into: &mut HashSet<String>) -> Result<()> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("--exclude {}", path.display()))?;
-    for line in text.lines() {
-        let line = line.trim();
-        if !line.is_empty() && !line.starts_with('#') {
-            into.insert(line.to_string());
-        }
-    }
-    Ok(())
-}
-
 /// `mancala train-eval`.
 pub fn run(args: &TrainEvalArgs) -> Result<()> {
     check_args(args)?;
@@ -151,7 +137,8 @@ fn check_args(args: &TrainEvalArgs) -> Result<()> {
 fn training_options(args: &TrainEvalArgs) -> Result<EvalTrainingOptions> {
     let mut exclude = HashSet::new();
     for path in &args.exclude {
-        read_positions(path, &mut exclude).map_err(bad_input)?;
+        mancala_analysis::labels::read_position_list(path, &mut exclude)
+            .map_err(|e| bad_input(format!("--exclude: {e}")))?;
     }
     Ok(EvalTrainingOptions {
         labels: args.labels.clone(),

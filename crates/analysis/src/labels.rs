@@ -611,6 +611,28 @@ pub fn labels_rules(dir: &Path) -> Result<GameSpec> {
         .map_err(|e| damaged(format!("game `{}`: {e}", identity.game)))
 }
 
+/// Adds the positions listed in `path` to `into`: one a line in the
+/// toolkit's notation, blank lines and `#` comments skipped. This is what
+/// `analyze exact-positions --held-out` writes (every position of a
+/// yardstick's games), so that training can leave them out.
+///
+/// # Errors
+/// [`AnalysisError::Io`] when the file cannot be read.
+pub fn read_position_list(path: &Path, into: &mut std::collections::HashSet<String>) -> Result<()> {
+    let text = fs::read_to_string(path).map_err(|source| AnalysisError::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    for line in text.lines() {
+        let line = line.trim();
+        if !line.is_empty() && !line.starts_with('#') {
+            into.insert(line.to_string());
+        }
+    }
+    Ok(())
+}
+
 /// A labelled position whose every move the solver settled: what a
 /// policy can be trained on (see [`solved_positions`]).
 #[derive(Clone, Debug, PartialEq)]

@@ -156,6 +156,10 @@ pub struct TrainConfig {
     /// were all settled, with its exact value and its best moves as the
     /// policy. Empty: self-play starts from random weights.
     pub warm_start: Vec<PathBuf>,
+    /// Files of positions the warm start never trains on, one a line (what
+    /// `analyze exact-positions --held-out` writes for a yardstick's
+    /// games), as `train-eval --exclude` takes them.
+    pub warm_start_exclude: Vec<PathBuf>,
     /// Minibatches of the warm start (of `batch_size` positions each).
     pub warm_start_steps: usize,
 }
@@ -202,6 +206,7 @@ impl Default for TrainConfig {
             exact_nodes: 0,
             exact_policy: 0.5,
             warm_start: Vec::new(),
+            warm_start_exclude: Vec::new(),
             warm_start_steps: 4000,
         }
     }
