@@ -334,13 +334,14 @@ async function testPieSwap(page) {
 
 // Opens Play afresh with a game's settings (the controls a player sets)
 // and starts it: `seat` is '0', '1' or 'both'; `two` two humans.
-async function newPlay(page, { spec, agent, agent2, seat = '0', two = false, animate = false }) {
+async function newPlay(page, { spec, agent, agent2, seat = '0', two = false, animate = false, moves = '' }) {
   await page.goto(`${base}/#play`);
   await waitIdle(page);
   await (animate ? page.check('#animate') : page.uncheck('#animate'));
   await (two ? page.check('#two-humans') : page.uncheck('#two-humans'));
   await page.fill('#g-spec', spec);
   await page.dispatchEvent('#g-spec', 'change');
+  await page.fill('#g-moves', moves);
   if (agent) {
     await page.fill('#a-spec', agent);
     await page.dispatchEvent('#a-spec', 'change');
@@ -479,6 +480,69 @@ async function testReview(page) {
   assert.equal(await page.isHidden('#error'), true);
   await page.uncheck('#two-humans');
   log('c2c: review in Play: move list, arrows, Home/End and play from here; pasted moves, download');
+}
+
+// ------------------------------------------------------------ c2e: analyse a game
+
+// "Analyse game" judges every move as `mancala annotate` does: each move's
+// loss against the best, blunders (an exact loss that changes the result)
+// marked in the move list, and player 0's value after each move on the
+// graph, whose points review the game.
+async function testJudge(page) {
+  step = 'c2e: analyse a game in Play';
+  const spec = 'kalah:pits=4,seeds=3';
+  // A line of the worst moves: it throws results away, so it has blunders.
+  const moves = [], want = [];
+  for (let k = 0; k < 8; k++) {
+    const st = await engineState(spec, moves);
+    if (st.to_move === null) break;
+    const r = await api('/api/analyse', { game: spec, position: st.position, ms: 300, nodes: 20000 });
+    assert.ok(r.exact, `Kalah(4,3) is solved at once: ${st.position}`);
+    const worst = r.moves.reduce((a, b) => (b.value < a.value ? b : a));
+    want.push({
+      player: st.to_move, loss: r.value - worst.value,
+      blunder: Math.sign(worst.value) < Math.sign(r.value), p0: st.to_move === 0 ? worst.value : -worst.value,
+      start: st.to_move === 0 ? r.value : -r.value,
+    });
+    moves.push(worst.move);
+  }
+  assert.ok(want.some((w) => w.blunder), `no blunder on the line ${moves.join(' ')}`);
+  assert.ok(want.some((w) => !w.blunder), `only blunders on the line ${moves.join(' ')}`);
+  await newPlay(page, { spec, two: true, moves: moves.join(' ') });
+  await page.click('#new-game');
+  await until(async () => Number(await page.getAttribute('#view-play', 'data-plies')) === moves.length, 'the line');
+  await waitIdle(page);
+  assert.equal(await page.isHidden('#judge-graph'), true, 'a graph before any analysis');
+  await page.click('#judge');
+  await until(async () => /^Analysed: /.test(await page.textContent('#judge-out')), 'the analysis of the game');
+  await waitIdle(page);
+  const items = await page.$$eval('#move-list li', (lis) => lis.map((li) => ({
+    loss: li.dataset.loss, blunder: li.dataset.blunder, text: li.textContent, cls: li.className,
+  })));
+  assert.equal(items.length, moves.length);
+  for (const [i, w] of want.entries()) {
+    const it = items[i];
+    assert.equal(Number(it.loss), w.loss, `move ${i + 1}: loss`);
+    assert.equal(it.blunder, w.blunder ? '1' : '0', `move ${i + 1}: blunder mark`);
+    assert.equal(it.text.endsWith('??'), w.blunder, `move ${i + 1}: "??" in ${it.text}`);
+    assert.equal(Number(await page.getAttribute(`[data-testid="jg-${i + 1}"]`, 'data-value')), w.p0, `graph point ${i + 1}`);
+  }
+  assert.equal(Number(await page.getAttribute('[data-testid="jg-0"]', 'data-value')), want[0].start, 'graph: the start');
+  assert.equal(await page.$$eval('#judge-graph .point.blunder', (p) => p.length), want.filter((w) => w.blunder).length);
+  const summary = await page.textContent('#judge-out');
+  assert.match(summary, new RegExp(`${moves.length} of ${moves.length} moves, ${moves.length} exact`), summary);
+  // A point of the graph reviews the position after its move.
+  await page.click('[data-testid="jg-2"]');
+  assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the graph did not review move 2');
+  await checkBoard(page, '', await engineState(spec, moves.slice(0, 2)), 'the graph\'s point 2');
+  // The judgement belongs to the line: taking a move back drops it.
+  await page.keyboard.press('End');
+  await page.click('#undo');
+  await waitIdle(page);
+  assert.equal(await page.isHidden('#judge-graph'), true, 'the graph of another line kept');
+  assert.equal(await page.$$eval('#move-list li[data-loss]', (l) => l.length), 0, 'losses of another line kept');
+  await page.uncheck('#two-humans');
+  log(`c2e: analyse a game in Play: ${moves.length} moves judged, blunders marked, the value graph reviews`);
 }
 
 // ------------------------------------------------------------ c2d: two agents
@@ -935,6 +999,7 @@ async function main() {
   await testAnalysis(page); // takes the pie game from Play
   await testAnimationLabels(page);
   await testReview(page);
+  await testJudge(page);
   await testWatch(page);
   const id = await testResults(page);
   await testLive(page);

@@ -343,6 +343,7 @@ const play = {
   busy: false, abort: null,
   seed: Math.floor(Math.random() * 1e9),
   hint: null,        // {values, text} for the current position
+  judged: null,      // {line, notes, done}: "Analyse game"'s judgement of each move
   notice: null,
   cursor: null,      // plies shown while reviewing the game (null: the live position)
 };
@@ -404,6 +405,8 @@ function renderPlayControls() {
   $('swap').hidden = !(st.legal.includes('swap') && humanToMove(st));
   $('swap').disabled = !mine;
   $('hint').disabled = play.busy || reviewing() || st.to_move === null;
+  // While an agent is to move (and not paused) the game goes on.
+  $('judge').disabled = play.busy || !play.plies.length || !(st.to_move === null || humanToMove(st) || (play.watch && play.paused));
   $('from-here').hidden = !reviewing();
   $('from-here').disabled = play.busy;
   $('undo').disabled = !play.plies.some((p) => isHuman(p.player));
@@ -435,13 +438,20 @@ function renderPlay() {
   $('moves-text').textContent = play.plies.map((p) => p.move).join(' ');
   // Each move a button that shows the position after it (review).
   const at = reviewing() ? play.cursor : play.plies.length;
-  $('move-list').replaceChildren(...play.plies.map((p, i) => h('li', {
-    class: `p${p.player}${i + 1 === at ? ' at' : ''}`, 'data-move': p.move, 'data-player': p.player,
-  }, h('button', {
-    type: 'button', class: 'link', 'data-ply': i + 1, 'aria-current': i + 1 === at ? 'step' : null,
-    title: p.extra_turn ? 'extra turn' : null,
-    text: `${i + 1}. P${p.player} ${p.move}${p.extra_turn ? '+' : ''}`,
-  }))));
+  // Judged moves carry what they gave away ("?" for a blunder).
+  const notes = judgedNotes();
+  $('move-list').replaceChildren(...play.plies.map((p, i) => {
+    const note = notes[i], lost = note && note.loss ? note.loss : 0;
+    return h('li', {
+      class: `p${p.player}${i + 1 === at ? ' at' : ''}${note && note.blunder ? ' blunder' : ''}`, 'data-move': p.move, 'data-player': p.player,
+      'data-loss': note && note.loss !== null ? note.loss : null, 'data-blunder': note ? (note.blunder ? '1' : '0') : null,
+    }, h('button', {
+      type: 'button', class: 'link', 'data-ply': i + 1, 'aria-current': i + 1 === at ? 'step' : null,
+      title: [p.extra_turn && 'extra turn', note && (note.loss === null ? 'not valued' : `${fmtVal(lost).replace(/^\+/, '')} given away${note.exact ? '' : ' (estimate)'}${note.best.length ? `; best ${note.best.join(', ')}` : ''}`)].filter(Boolean).join('; ') || null,
+      text: `${i + 1}. P${p.player} ${p.move}${p.extra_turn ? '+' : ''}${note && note.blunder ? '??' : lost ? '?' : ''}`,
+    }));
+  }));
+  renderJudged();
   const nt = $('notice');
   nt.textContent = play.notice ? play.notice.text : '';
   nt.dataset.kind = play.notice ? play.notice.kind : '';
@@ -585,7 +595,7 @@ async function newGame() {
       start = (await api('/api/new', pos ? { game: spec, position: pos } : { game: spec })).state;
     }
     if (gen !== play.gen) return;
-    Object.assign(play, { game: start.game, start, startPos: pos ? start.position : '', plies, hint: null, notice: null, cursor: null });
+    Object.assign(play, { game: start.game, start, startPos: pos ? start.position : '', plies, hint: null, judged: null, notice: null, cursor: null });
   } catch (e) {
     showError(e);
     // The game in play goes on: its rules go back in the controls, so that
@@ -705,6 +715,108 @@ async function hint() {
   if (gen === play.gen) renderPlay();
 }
 
+// "Analyse game": every move of the Play game judged as `mancala annotate`
+// judges one: the position before it analysed (exact where the solver
+// settles it within the budget, else the server's estimate), the move
+// played against the best. A blunder, as annotate marks one, is an exact
+// loss that changes the result (a win thrown to a draw or a loss, a draw
+// to a loss); estimated losses are shown, never called blunders.
+const JUDGE_MS = 300, JUDGE_NODES = 20000;
+
+// The judgement of the move `ply` from the analysis of the position
+// before it.
+function judgement(r, ply) {
+  const m = r.moves.find((x) => x.move === ply.move);
+  const played = m ? m.value : null, value = r.value;
+  const exact = !!(m && m.exact && r.exact);
+  const known = played !== null && played !== undefined && value !== null && value !== undefined;
+  const loss = known ? Math.max(0, value - played) : null;
+  return {
+    player: ply.player, move: ply.move, value, played, exact, loss,
+    best: r.moves.filter((x) => x.best).map((x) => x.move),
+    blunder: exact && known && Math.sign(played) < Math.sign(value),
+  };
+}
+
+async function judgeGame() {
+  const st = current();
+  if (play.busy || !play.plies.length || !st) return;
+  clearError();
+  const gen = play.gen, n = play.plies.length, ctrl = new AbortController();
+  const line = play.plies.map((p) => p.move).join(' ');
+  play.judged = { line, notes: [], done: false };
+  play.abort = ctrl;
+  setBusy(true);
+  try {
+    for (let k = 0; k < n; k++) {
+      setStatus(`Analysing the game: move ${k + 1} of ${n}\u2026`);
+      const before = k ? play.plies[k - 1].state : play.start;
+      const r = await api('/api/analyse', { game: play.game, position: before.position, ms: JUDGE_MS, nodes: JUDGE_NODES }, ctrl.signal);
+      if (gen !== play.gen) return;
+      play.judged.notes.push(judgement(r, play.plies[k]));
+      renderJudged();
+    }
+    play.judged.done = true;
+  } catch (e) {
+    if (gen === play.gen) { showError(e); play.judged = null; }
+  } finally {
+    if (gen === play.gen) { play.abort = null; setBusy(false); }
+  }
+  if (gen === play.gen) { renderPlay(); nextTurn(); }
+}
+
+// The judged moves still on the board: those of the line judged, while
+// the game played since still starts with it.
+function judgedNotes() {
+  const j = play.judged;
+  if (!j) return [];
+  const line = play.plies.map((p) => p.move).join(' ');
+  if (!(`${line} `).startsWith(`${j.line} `)) { play.judged = null; return []; }
+  return j.notes;
+}
+
+// The value graph (player 0's value after each move: up is good for
+// player 0; hollow points are estimates, red ones blunders; a point shows
+// the position after its move) and the summary under it.
+function renderJudged() {
+  const notes = judgedNotes(), svg = $('judge-graph'), out = $('judge-out');
+  // An SVG element has no `hidden` property: the attribute itself.
+  svg.toggleAttribute('hidden', !notes.length);
+  out.hidden = !notes.length;
+  if (!notes.length) return;
+  const W = 24, H = 120, mid = H / 2;
+  const p0 = (n) => (n.played === null || n.played === undefined ? null : n.player === 0 ? n.played : -n.played);
+  const start = notes[0].value === null || notes[0].value === undefined ? null : notes[0].player === 0 ? notes[0].value : -notes[0].value;
+  const vals = [start, ...notes.map(p0)];
+  const top = Math.max(4, ...vals.filter((v) => v !== null).map(Math.abs));
+  const y = (v) => mid - (mid - 8) * v / top;
+  const at = reviewing() ? play.cursor : play.plies.length;
+  svg.setAttribute('viewBox', `0 0 ${Math.max(2, vals.length) * W} ${H}`);
+  svg.replaceChildren(s('line', { class: 'axis', x1: 0, y1: mid, x2: vals.length * W, y2: mid }));
+  const pts = vals.map((v, k) => (v === null ? null : [k * W + W / 2, y(v)]));
+  for (let k = 1; k < pts.length; k++) {
+    if (pts[k - 1] && pts[k]) svg.append(s('line', { class: 'trace', x1: pts[k - 1][0], y1: pts[k - 1][1], x2: pts[k][0], y2: pts[k][1] }));
+  }
+  vals.forEach((v, k) => {
+    const note = k ? notes[k - 1] : null;
+    const g = s('g', {
+      class: ['point', note && note.blunder && 'blunder', note && !note.exact && 'estimate', k === at && 'current'].filter(Boolean).join(' '),
+      'data-testid': `jg-${k}`, 'data-ply': k, 'data-value': v === null ? '' : v,
+    }, s('rect', { class: 'hit', x: k * W, y: 0, width: W, height: H }));
+    if (v !== null) g.append(s('circle', { cx: k * W + W / 2, cy: y(v), r: note && note.blunder ? 7 : 5 }));
+    g.append(s('title', { text: k ? `move ${k}: ${note.move} by player ${note.player}; player 0's value after it ${v === null ? 'unknown' : fmtVal(v)}${note.exact ? '' : ' (estimate)'}${note.loss ? `; ${fmtVal(note.loss).replace(/^\+/, '')} given away` : ''}${note.blunder ? '; a blunder' : ''}` : `the start: player 0's value ${v === null ? 'unknown' : fmtVal(v)}` }));
+    svg.append(g);
+  });
+  const who = [0, 1].map((p) => {
+    const mine = notes.filter((n) => n.player === p && n.loss !== null);
+    const lost = mine.reduce((a, n) => a + n.loss, 0), blunders = mine.filter((n) => n.blunder).length;
+    const best = mine.filter((n) => n.loss === 0).length;
+    return `player ${p}: best move ${best} of ${mine.length}, ${Number.isInteger(lost) ? lost : lost.toFixed(1)} seeds given away, ${plural(blunders, 'blunder')}`;
+  });
+  const exact = notes.filter((n) => n.exact).length;
+  out.textContent = `${play.judged.done ? 'Analysed' : 'Analysing'}: ${notes.length} of ${play.plies.length} moves, ${exact} exact. ${who.join('; ')}.`;
+}
+
 // The opponent's settings apply at once (the next agent move uses them).
 function readOpponent() {
   play.agent = $('a-spec').value.trim() || 'random';
@@ -776,7 +888,7 @@ async function restoreGame(q) {
     if (start) body.start = start;
     const r = await api('/api/line', body);
     if (gen !== play.gen) return;
-    Object.assign(play, { game: r.start.game, start: r.start, startPos: start ? r.start.position : '', plies: r.plies, hint: null, notice: null, cursor: null });
+    Object.assign(play, { game: r.start.game, start: r.start, startPos: start ? r.start.position : '', plies: r.plies, hint: null, judged: null, notice: null, cursor: null });
   } catch (e) {
     showError(e);
   } finally {
@@ -824,6 +936,11 @@ function initPlay() {
   $('new-game').addEventListener('click', newGame);
   $('undo').addEventListener('click', undo);
   $('hint').addEventListener('click', hint);
+  $('judge').addEventListener('click', judgeGame);
+  $('judge-graph').addEventListener('click', (ev) => {
+    const g = ev.target.closest('[data-ply]');
+    if (g) reviewAt(Number(g.dataset.ply));
+  });
   $('swap').addEventListener('click', () => playMove('swap'));
   $('flip').addEventListener('click', () => {
     play.flip = toggled($('flip'));
