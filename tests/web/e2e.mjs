@@ -464,6 +464,17 @@ async function testReview(page) {
   assert.deepEqual(line.agents, ['human', 'human']);
   assert.equal(line.plies, 3);
   assert.equal(line.winner, null, 'a game going on has no winner');
+  // The address holds the game as it goes: a reload shows it again, at
+  // the move reviewed.
+  await page.click('#move-list button[data-ply="2"]');
+  assert.match(await page.evaluate(() => location.hash), /^#play\?game=[^&]+&moves=1,2,3&two=1&at=2$/);
+  await page.reload();
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '3', 'the game after a reload');
+  await waitIdle(page);
+  assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the move reviewed lost in a reload');
+  await checkBoard(page, '', second, 'reviewing move 2 after a reload');
+  await page.keyboard.press('End');
+  assert.match(await page.evaluate(() => location.hash), /&moves=1,2,3&two=1$/);
   // An illegal move in the list is refused, naming it.
   allowHttpError = 422;
   expectErrorShown = true;

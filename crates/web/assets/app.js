@@ -418,6 +418,7 @@ function renderPlayControls() {
 function renderPlay() {
   const st = current();
   if (!st) return;
+  if (view === 'play') setAddress(playHash(), false);
   const v = $('view-play');
   v.dataset.plies = play.plies.length;
   v.dataset.cursor = reviewing() ? play.cursor : '';
@@ -847,15 +848,23 @@ function setAddress(hash, push) {
 // Links keep ':' ',' '=' '/' readable; everything else is escaped.
 const enc = (v) => encodeURIComponent(v).replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%3D/g, '=').replace(/%2F/g, '/');
 
-function makeLink() {
-  if (!play.start) return;
+// The Play game's address: rules, start, moves, players and the move
+// reviewed. Kept up to date as the game goes (replaced, not pushed: one
+// history entry a game), so reload and bookmarks return to it.
+function playHash() {
   const parts = [`game=${enc(play.game)}`];
   if (play.startPos) parts.push(`start=${enc(play.startPos)}`);
   parts.push(`moves=${enc(play.plies.map((p) => p.move).join(','))}`);
   if (play.two) parts.push('two=1');
   else if (play.watch) parts.push(`agent=${enc(play.agent)}`, `agent2=${enc(play.agent2)}`, 'seat=both');
   else parts.push(`agent=${enc(play.agent)}`, `seat=${play.seat}`);
-  const hash = `#play?${parts.join('&')}`;
+  if (reviewing()) parts.push(`at=${play.cursor}`);
+  return `#play?${parts.join('&')}`;
+}
+
+function makeLink() {
+  if (!play.start) return;
+  const hash = playHash();
   // replaceState: the address changes without a hashchange (no reload of the game).
   history.replaceState(null, '', hash);
   const box = $('link-url');
@@ -888,7 +897,9 @@ async function restoreGame(q) {
     if (start) body.start = start;
     const r = await api('/api/line', body);
     if (gen !== play.gen) return;
-    Object.assign(play, { game: r.start.game, start: r.start, startPos: start ? r.start.position : '', plies: r.plies, hint: null, judged: null, notice: null, cursor: null });
+    const at = q.has('at') ? Number(q.get('at')) : NaN;
+    const cursor = Number.isInteger(at) && at >= 0 && at < r.plies.length ? at : null;
+    Object.assign(play, { game: r.start.game, start: r.start, startPos: start ? r.start.position : '', plies: r.plies, hint: null, judged: null, notice: null, cursor });
   } catch (e) {
     showError(e);
   } finally {
