@@ -736,6 +736,17 @@ async function testLive(page) {
   appendFileSync(join(live, 'games.jsonl'), `${JSON.stringify({ ...lines[lines.length - 1], id: next })}\n`);
   await until(async () => (await count()) === before + 1, 'the new game listed without a reload', 10000);
   assert.ok(await page.$(`[data-testid="game-${next}"]`), 'the new game has no button');
+  // The standings count it too: each agent's games from the log itself.
+  const all = readFileSync(join(live, 'games.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const shown = await page.$$eval('#r-standings tbody tr', (rows) => rows.map((r) => [r.dataset.agent, [...r.cells].slice(1, 5).map((c) => Number(c.textContent))]));
+  assert.ok(shown.length >= 2, 'no standings');
+  for (const [agent, [games, won, drawn, lost]] of shown) {
+    const mine = all.filter((g) => g.players.includes(agent));
+    assert.equal(games, mine.length, `${agent}: games`);
+    assert.equal(won, mine.filter((g) => g.winner !== null && g.players[g.winner] === agent).length, `${agent}: won`);
+    assert.equal(drawn, mine.filter((g) => g.winner === null).length, `${agent}: drawn`);
+    assert.equal(won + drawn + lost, games, `${agent}: lost`);
+  }
   rmSync(live, { recursive: true, force: true });
   await until(async () => (await page.$('[data-testid="folder-live"]')) === null, 'the removed folder gone from the list', 10000);
   log(`c4b: a new folder and a new game (${before} -> ${before + 1}) listed without a reload`);

@@ -1329,6 +1329,13 @@ async function loadGames() {
       $('r-end').append(...ends.map((e) => h('option', { value: e, text: e })));
       rs.loadedFilters = true;
     }
+    // Every game of the folder by agent: a tournament's interim standings
+    // while it runs (the list is asked for again as games finish).
+    $('r-standings').tBodies[0].replaceChildren(...(r.standings || []).map((l) => h('tr', { 'data-agent': l.agent },
+      h('td', { text: l.agent }), h('td', { text: l.games }), h('td', { text: l.wins }), h('td', { text: l.draws }),
+      h('td', { text: l.losses }), h('td', { text: `${(100 * (l.wins + l.draws / 2) / Math.max(1, l.games)).toFixed(1)}%` }))));
+    const seats = r.seats || [0, 0, 0];
+    $('r-seats').textContent = `By seat: the first player won ${seats[0]}, ${plural(seats[1], 'draw')}, the second won ${seats[2]}.`;
     $('r-count').textContent = `${r.matched} of ${r.total} games` + (r.matched > rs.limit ? `; ${rs.offset + 1}\u2013${Math.min(r.matched, rs.offset + rs.limit)} shown` : '');
     $('r-prev').disabled = rs.offset === 0;
     $('r-next').disabled = rs.offset + rs.limit >= r.matched;

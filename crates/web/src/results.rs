@@ -409,6 +409,34 @@ pub struct GamePage {
     pub agents: Vec<String>,
     /// End reasons of the folder.
     pub ends: Vec<String>,
+    /// Every game of the folder (whatever the filters) scored by agent, best
+    /// first: the interim standings of a tournament still being played.
+    pub standings: Vec<Standing>,
+    /// Every game by result for the seats: the first seat's wins, draws,
+    /// the second seat's wins.
+    pub seats: [u32; 3],
+}
+
+/// One agent's line of the standings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Standing {
+    /// Its name in the records.
+    pub agent: String,
+    /// Games it played.
+    pub games: u32,
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+}
+
+impl Standing {
+    /// Points: a win 1, a draw a half.
+    fn points(&self) -> f64 {
+        f64::from(self.wins) + f64::from(self.draws) / 2.0
+    }
 }
 
 /// The games of `dir` that pass `filter`, a page of them.
@@ -425,12 +453,15 @@ pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> 
         blunder_counts(&dir.join(ANNOTATIONS), &wanted)?
     };
     let games = summaries(&log, shown, &blunders)?;
+    let standings = index.standings();
     Ok(GamePage {
         total: index.total,
         matched: index.matched.len(),
         games,
         agents: index.agents.into_iter().collect(),
         ends: index.ends.into_iter().collect(),
+        standings,
+        seats: index.seats,
     })
 }
 
@@ -503,6 +534,12 @@ struct LogIndex {
     agents: BTreeSet<String>,
     /// Every end reason of the log.
     ends: BTreeSet<String>,
+    /// Every game's result by agent (each id counted once).
+    scores: HashMap<String, Standing>,
+    /// Every game's result by seat: first seat's wins, draws, second's.
+    seats: [u32; 3],
+    /// Ids counted in `scores` and `seats`.
+    counted: HashSet<u64>,
 }
 
 impl LogIndex {
@@ -516,12 +553,16 @@ impl LogIndex {
             matched: Vec::new(),
             agents: BTreeSet::new(),
             ends: BTreeSet::new(),
+            scores: HashMap::new(),
+            seats: [0; 3],
+            counted: HashSet::new(),
         };
         each_line(log, |at, g: Listed| {
             index.total += 1;
             if query.passes(&g) {
                 index.matched.push((g.id, at));
             }
+            index.score(&g);
             if !index.agents.contains(&g.players[0]) || !index.agents.contains(&g.players[1]) {
                 index.agents.extend(g.players);
             }
@@ -534,6 +575,42 @@ impl LogIndex {
         // A game logged twice (a damaged log) is listed once.
         index.matched.dedup_by_key(|g| g.0);
         Ok(index)
+    }
+
+    /// Counts `g` in the standings and the seats' results, once an id.
+    fn score(&mut self, g: &Listed) {
+        if !self.counted.insert(g.id) {
+            return;
+        }
+        self.seats[match g.winner {
+            Some(0) => 0,
+            None => 1,
+            Some(_) => 2,
+        }] += 1;
+        for (seat, name) in g.players.iter().enumerate() {
+            let line = self.scores.entry(name.clone()).or_insert_with(|| Standing {
+                agent: name.clone(),
+                ..Standing::default()
+            });
+            line.games += 1;
+            match g.winner {
+                None => line.draws += 1,
+                Some(w) if usize::from(w) == seat => line.wins += 1,
+                Some(_) => line.losses += 1,
+            }
+        }
+    }
+
+    /// The standings, most points first (by share of points, then name).
+    fn standings(&self) -> Vec<Standing> {
+        let mut lines: Vec<Standing> = self.scores.values().cloned().collect();
+        let share = |s: &Standing| s.points() / f64::from(s.games.max(1));
+        lines.sort_by(|a, b| {
+            share(b)
+                .total_cmp(&share(a))
+                .then_with(|| a.agent.cmp(&b.agent))
+        });
+        lines
     }
 }
 

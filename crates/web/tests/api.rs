@@ -880,6 +880,57 @@ fn results_are_listed_reported_filtered_and_replayed() {
         .unwrap()
         .iter()
         .all(|g| g["players"].as_array().unwrap().contains(&json!("greedy"))));
+    // The standings count every game of the folder, whatever the filters:
+    // each agent's wins, draws and losses from the records themselves.
+    let mut want: std::collections::BTreeMap<String, [u64; 3]> = Default::default();
+    let mut seats = [0u64; 3];
+    for r in &records {
+        let winner = r["winner"].as_u64();
+        seats[match winner {
+            Some(0) => 0,
+            None => 1,
+            Some(_) => 2,
+        }] += 1;
+        for (seat, p) in r["players"].as_array().unwrap().iter().enumerate() {
+            let line = want.entry(p.as_str().unwrap().to_string()).or_default();
+            line[match winner {
+                None => 1,
+                Some(w) if w == seat as u64 => 0,
+                Some(_) => 2,
+            }] += 1;
+        }
+    }
+    let standings = page["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), want.len());
+    let share = |l: &Value| {
+        (l["wins"].as_f64().unwrap() + l["draws"].as_f64().unwrap() / 2.0)
+            / l["games"].as_f64().unwrap()
+    };
+    for pair in standings.windows(2) {
+        assert!(
+            share(&pair[0]) >= share(&pair[1]),
+            "not best first: {standings:?}"
+        );
+    }
+    for line in standings {
+        let w = want[line["agent"].as_str().unwrap()];
+        assert_eq!(
+            [
+                &line["wins"],
+                &line["draws"],
+                &line["losses"],
+                &line["games"]
+            ],
+            [
+                &json!(w[0]),
+                &json!(w[1]),
+                &json!(w[2]),
+                &json!(w[0] + w[1] + w[2])
+            ],
+            "{line}"
+        );
+    }
+    assert_eq!(page["seats"], json!(seats));
     let page = ok(get(
         &server,
         "/api/results/games?path=small&offset=10&limit=5",
