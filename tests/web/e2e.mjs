@@ -713,7 +713,34 @@ async function testAnalysis(page) {
   assert.ok((await page.evaluate(() => decodeURIComponent(location.hash))).endsWith(`&position=${pos}`), 'the position is not in the address');
   await page.reload();
   await until(async () => (await page.inputValue('#x-pos')) === pos, 'the position after a reload');
-  log('c3: analysis values match `mancala solve`, also once a solver is built after an estimate; its address reloads');
+  // The moves explored form a tree: a second move from the same position
+  // is a side line, each move a button to its position; the address keeps
+  // the line explored, and a reload returns to where it leads.
+  await page.fill('#x-ms', '5');
+  await page.click('#x-go');
+  await waitIdle(page, 'analyse', 30000);
+  const [mv1] = shown[1];
+  const child1 = await engineState(xspec, [mv1], here);
+  await page.click(`[data-testid="x-row-${mv}"] button`);
+  await until(async () => (await page.inputValue('#x-pos')) === child.position, 'the main line\'s move');
+  await waitIdle(page, 'analyse', 30000);
+  await page.click('#x-back');
+  await until(async () => (await page.inputValue('#x-pos')) === here, 'Back');
+  await waitIdle(page, 'analyse', 30000);
+  await page.click(`[data-testid="x-row-${mv1}"] button`);
+  await until(async () => (await page.inputValue('#x-pos')) === child1.position, 'the side line\'s move');
+  await waitIdle(page, 'analyse', 30000);
+  assert.deepEqual(await page.$$eval('#x-tree button', (bs) => bs.map((b) => b.dataset.testid)), [`x-node-${mv}`, `x-node-${mv1}`], 'the tree');
+  assert.equal(await page.$$eval('#x-tree .side button', (bs) => bs.length), 1, 'no side line');
+  assert.equal(await page.getAttribute(`[data-testid="x-node-${mv1}"]`, 'aria-current'), 'step');
+  assert.ok((await page.evaluate(() => decodeURIComponent(location.hash))).endsWith(`&position=${here}&line=${mv1}`), 'the line is not in the address');
+  await page.click(`[data-testid="x-node-${mv}"]`);
+  await until(async () => (await page.inputValue('#x-pos')) === child.position, 'the tree\'s button to the main line');
+  await waitIdle(page, 'analyse', 30000);
+  await page.reload();
+  await until(async () => (await page.inputValue('#x-pos')) === child.position, 'the line\'s position after a reload');
+  await until(async () => (await page.isVisible(`[data-testid="x-node-${mv}"]`)), 'the line in the tree after a reload');
+  log('c3: analysis values match `mancala solve`, also once a solver is built after an estimate; explored moves make a tree with side lines; its address reloads');
 }
 
 // ------------------------------------------------------------ c4: results

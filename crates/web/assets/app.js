@@ -981,14 +981,33 @@ function initPlay() {
 
 // ------------------------------------------------------------ Analyse
 
-const xs = { state: null, result: null, pv: null, pvAt: 0, timer: null, gen: 0, flip: false, trail: [] };
+const xs = { state: null, result: null, pv: null, pvAt: 0, timer: null, gen: 0, flip: false, node: null };
+
+// The moves explored from the position loaded form a tree, as an analysis
+// board keeps them: the first move tried from a position is its main
+// line, later ones side lines. `xs.node` is the position shown.
+const xNode = (state, move, parent) => ({ state, move, parent, children: [] });
+function xPath(node) {
+  const moves = [];
+  for (let n = node; n && n.parent; n = n.parent) moves.unshift(n.move);
+  return moves;
+}
+function xRoot(node) {
+  let n = node;
+  while (n.parent) n = n.parent;
+  return n;
+}
 
 function xBusy(flag) { $('view-analyse').dataset.busy = flag ? '1' : '0'; $('x-go').disabled = flag; }
 
 // Takes a validated state as the position to analyse.
 function xSet(state, keepEditor) {
   xs.state = state;
-  if (view === 'analyse') setAddress(`#analyse?game=${enc(state.game)}&position=${enc(state.position)}`, false);
+  // The address: the position loaded, and the line explored from it.
+  if (view === 'analyse' && xs.node) {
+    const line = xPath(xs.node);
+    setAddress(`#analyse?game=${enc(state.game)}&position=${enc(xRoot(xs.node).state.position)}${line.length ? `&line=${enc(line.join(','))}` : ''}`, false);
+  }
   xs.result = null;
   xs.pv = null;
   $('x-spec').value = state.game;
@@ -999,37 +1018,84 @@ function xSet(state, keepEditor) {
   xRender();
 }
 
-// Exploring: plays `move` from the position analysed and analyses the one
-// it leads to; Back returns along the way taken.
+// Exploring: plays `move` from the position analysed (a child of the tree
+// already there, or a new one) and analyses the one it leads to.
 async function xExplore(move) {
-  const st = xs.state;
-  if (!st || st.to_move === null) return;
+  const node = xs.node;
+  if (!node || node.state.to_move === null) return;
   clearError();
   const gen = ++xs.gen;
   try {
-    const r = await api('/api/line', { game: st.game, start: st.position, moves: [move] });
-    if (gen !== xs.gen) return;
-    xs.trail.push(st);
-    xSet(r.plies[0].state);
-    analyse();
+    let child = node.children.find((c) => c.move === move);
+    if (!child) {
+      const r = await api('/api/line', { game: node.state.game, start: node.state.position, moves: [move] });
+      if (gen !== xs.gen) return;
+      child = xNode(r.plies[0].state, move, node);
+      node.children.push(child);
+    }
+    xGo(child);
   } catch (e) { if (gen === xs.gen) showError(e); }
 }
 
-function xBack() {
-  const st = xs.trail.pop();
-  if (!st) return;
-  xSet(st);
+function xGo(node) {
+  xs.node = node;
+  xSet(node.state);
   analyse();
 }
 
-async function xLoad(spec, position, keepEditor) {
-  xs.trail = [];
+function xBack() {
+  if (xs.node && xs.node.parent) xGo(xs.node.parent);
+}
+
+// A new tree from `position` (the rules' start when empty), with `line`
+// (moves from it, an address's) played as its main line.
+async function xLoad(spec, position, keepEditor, line = []) {
   clearError();
   const gen = ++xs.gen;
   try {
     const r = await api('/api/new', position ? { game: spec, position } : { game: spec });
-    if (gen === xs.gen) xSet(r.state, keepEditor);
+    if (gen !== xs.gen) return;
+    let node = xNode(r.state, null, null);
+    if (line.length) {
+      const l = await api('/api/line', { game: r.state.game, start: r.state.position, moves: line });
+      if (gen !== xs.gen) return;
+      for (const [i, ply] of l.plies.entries()) {
+        const child = xNode(ply.state, line[i], node);
+        node.children.push(child);
+        node = child;
+      }
+    }
+    xs.node = node;
+    xSet(node.state, keepEditor);
   } catch (e) { if (gen === xs.gen) showError(e); }
+}
+
+// The tree as text: the main line, each side line in brackets after the
+// move it replaces; every move a button to its position.
+function xRenderTree() {
+  const box = $('x-tree');
+  const root = xs.node && xRoot(xs.node);
+  box.hidden = !root || !root.children.length;
+  if (box.hidden) return;
+  const button = (n) => {
+    const path = xPath(n);
+    return h('button', {
+      type: 'button', class: `link${n === xs.node ? ' at' : ''}`, 'data-testid': `x-node-${path.join('-')}`,
+      'aria-current': n === xs.node ? 'step' : null, onclick: () => xGo(n),
+      text: `P${n.parent.state.to_move} ${n.move}`,
+    });
+  };
+  const line = (from) => {
+    const out = [];
+    for (let n = from; n.children.length;) {
+      const [main, ...sides] = n.children;
+      out.push(button(main));
+      for (const side of sides) out.push(h('span', { class: 'side' }, '(', button(side), ...line(side), ')'));
+      n = main;
+    }
+    return out;
+  };
+  box.replaceChildren(h('span', { class: 'small', text: 'Moves explored: ' }), ...line(root));
 }
 
 // The position editor: counts with +/- for each pit and store, laid out as
@@ -1101,7 +1167,8 @@ function xRender() {
   const values = {};
   if (r) for (const m of r.moves) values[m.move] = m;
   drawBoard($('x-board'), st, { prefix: 'x-', values: r ? values : null, onMove: st.to_move === null ? null : xExplore, flip: xs.flip });
-  $('x-back').hidden = !xs.trail.length;
+  $('x-back').hidden = !(xs.node && xs.node.parent);
+  xRenderTree();
   const verdict = $('x-verdict'), table = $('x-table');
   if (!r) {
     verdict.textContent = st.outcome ? `The game is over: ${st.outcome.scores[0]}\u2013${st.outcome.scores[1]}.` : '';
@@ -1177,6 +1244,10 @@ async function analyse(again = false) {
     const n = await api('/api/new', { game: spec, position });
     if (gen !== xs.gen) return;
     xs.state = n.state;
+    // A position typed in and analysed without Set starts a tree of its own.
+    if (!xs.node || xs.node.state.position !== n.state.position || xs.node.state.game !== n.state.game) {
+      xs.node = xNode(n.state, null, null);
+    }
     if (n.state.to_move === null) { // nothing to analyse: say so without asking
       xs.result = null;
       xRender();
@@ -1494,7 +1565,7 @@ async function followAddress() {
     else if (!play.start) await newGame();
     else renderPlay();
   } else if (view === 'analyse') {
-    if (q.has('game')) await xLoad(q.get('game'), q.get('position') || '');
+    if (q.has('game')) await xLoad(q.get('game'), q.get('position') || '', false, (q.get('line') || '').split(',').filter(Boolean));
     else if (!xs.state) await xLoad(play.game || $('x-spec').value.trim(), current() ? current().position : '');
     setStatus('Set up a position, then Analyse.');
   } else {
