@@ -26,8 +26,11 @@ pub const DEFAULT_ANALYSIS_TIME: Duration = Duration::from_secs(2);
 pub const DEFAULT_SETTLE_NODES: u64 = 200_000;
 /// Most nodes an analysis may settle each move with.
 pub const MAX_SETTLE_NODES: u64 = 2_000_000;
-/// The analyses' estimator when the request names none.
-pub const DEFAULT_ESTIMATOR: &str = "minimax:depth=8";
+/// The analyses' estimator when the request names none: alpha-beta that
+/// deepens until the analysis's own deadline (its share of the time asked
+/// for), so an estimate uses the time it is given; the spec's 10 s, the
+/// longest analysis, never ends it first.
+pub const DEFAULT_ESTIMATOR: &str = "minimax:time=10s";
 /// How long a request waits for a search thread before 503.
 pub const QUEUE_WAIT: Duration = Duration::from_secs(5);
 /// Solvers the server keeps (the analyses' and the `perfect` agent's, one
