@@ -876,6 +876,14 @@ async function testResults(page) {
   assert.equal(await page.getAttribute('#v-at', 'data-at'), String(moves.length - 1));
   await page.keyboard.press('Home');
   assert.equal(await page.getAttribute('#v-at', 'data-at'), '0');
+  // Autoplay steps a move at a time on its own, and stops when pressed.
+  await page.click('#v-auto');
+  await until(async () => Number(await page.getAttribute('#v-at', 'data-at')) >= 2, 'two moves by autoplay', 5000);
+  await page.click('#v-auto');
+  assert.equal(await page.getAttribute('#v-auto', 'aria-pressed'), 'false');
+  const stopped = await page.getAttribute('#v-at', 'data-at');
+  await page.waitForTimeout(1000);
+  assert.equal(await page.getAttribute('#v-at', 'data-at'), stopped, 'autoplay went on after it was stopped');
   // A click on the timeline goes to that ply.
   const target = blunders(pick)[0] || 2;
   await page.click(`[data-testid="tl-${target}"]`);

@@ -1426,6 +1426,7 @@ async function openGame(id) {
   try {
     const r = await api(`/api/results/game?path=${encodeURIComponent(f.path)}&id=${id}`);
     if (rs.folder !== f) return;
+    vAutoplay(false);
     rs.game = r;
     rs.gameId = id;
     rs.at = 0;
@@ -1522,7 +1523,25 @@ function vTimeline() {
   });
 }
 
+// Autoplay in the viewer: a move every AUTOPLAY_MS until the last, or
+// until it is pressed again, another game is opened or the view left.
+const AUTOPLAY_MS = 700;
+function vAutoplay(on) {
+  clearInterval(rs.autoplay);
+  rs.autoplay = null;
+  $('v-auto').setAttribute('aria-pressed', String(on));
+  if (!on || !rs.game) return;
+  if (rs.at >= rs.game.plies.length) vStep('first');
+  const game = rs.game;
+  rs.autoplay = setInterval(() => {
+    if (rs.game !== game || view !== 'results' || rs.at >= game.plies.length) { vAutoplay(false); return; }
+    vStep('next');
+    if (rs.at >= game.plies.length) vAutoplay(false);
+  }, AUTOPLAY_MS);
+}
+
 function initResults() {
+  $('v-auto').addEventListener('click', () => vAutoplay($('v-auto').getAttribute('aria-pressed') !== 'true'));
   $('v-timeline').addEventListener('click', (ev) => {
     const m = ev.target.closest('[data-ply]');
     if (m) vStep(+m.dataset.ply);
