@@ -184,8 +184,9 @@ fn warm_start<G: mancala_core::Game>(
     Ok(())
 }
 
-/// `mancala train`.
-pub fn run(args: &TrainArgs) -> Result<()> {
+/// The config of `args`, checked (its rules and baselines parse), with
+/// `--generations` applied, and its rules.
+fn checked_config(args: &TrainArgs) -> Result<(TrainConfig, GameSpec)> {
     let mut config = TrainConfig::load(&args.config).map_err(bad_input)?;
     if let Some(g) = args.generations {
         config.generations = g;
@@ -199,22 +200,39 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         b.parse::<mancala_agents::AgentSpec>()
             .map_err(|e| bad_input(format!("{path}: key `baselines[{i}]`: {e}")))?;
     }
-    let device = match args.device {
+    Ok((config, spec))
+}
+
+/// The device `--device` asks for; CUDA asked for and missing is refused.
+fn chosen_device(choice: DeviceChoice) -> Result<Device> {
+    Ok(match choice {
         DeviceChoice::Cpu => Device::Cpu,
         DeviceChoice::Auto => Device::cuda_if_available(),
         DeviceChoice::Cuda if cuda_available() => Device::Cuda(0),
         DeviceChoice::Cuda => return Err(bad_input("--device cuda: no CUDA device is available")),
-    };
-    let dir = args.output.clone().unwrap_or_else(|| config.output_dir());
-    let generations = config.generations;
+    })
+}
+
+/// The self-play progress bar on stderr (hidden with `--quiet`).
+fn progress_bar(quiet: bool) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    if args.quiet {
+    if quiet {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     bar.set_style(
         ProgressStyle::with_template("gen {msg} {bar:30.cyan/blue} {pos}/{len} self-play games  {per_sec}  elapsed {elapsed}")
             .expect("valid template"),
     );
+    bar
+}
+
+/// `mancala train`.
+pub fn run(args: &TrainArgs) -> Result<()> {
+    let (config, spec) = checked_config(args)?;
+    let device = chosen_device(args.device)?;
+    let dir = args.output.clone().unwrap_or_else(|| config.output_dir());
+    let generations = config.generations;
+    let bar = progress_bar(args.quiet);
     let stop = crate::stop_flag();
     with_game!(&spec, game => {
         if let Some(games) = args.bench {

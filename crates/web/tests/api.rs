@@ -670,7 +670,10 @@ fn analysis_gives_the_solvers_values_or_marked_estimates() {
     // would end in a few milliseconds and leave the rest unused).
     assert_eq!(r["estimator"], mancala_web::search::DEFAULT_ESTIMATOR);
     let ms = r["ms"].as_f64().unwrap();
-    assert!((120.0..400.0).contains(&ms), "an analysis of 200 ms took {ms} ms");
+    assert!(
+        (120.0..400.0).contains(&ms),
+        "an analysis of 200 ms took {ms} ms"
+    );
     assert!(r["solver"].as_str().unwrap().contains("too large"));
     assert_eq!(r["moves"].as_array().unwrap().len(), 6);
     assert!(r["moves"]
