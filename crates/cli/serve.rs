@@ -43,8 +43,8 @@ pub struct ServeArgs {
     engines: Vec<String>,
 }
 
-/// `mancala serve`.
-pub fn run(args: &ServeArgs) -> Result<()> {
+/// The server's options from the arguments, each checked.
+fn serve_options(args: &ServeArgs) -> Result<ServeOptions> {
     let mut options = ServeOptions {
         results: args.results.clone(),
         allowed_hosts: args.allow_hosts.clone(),
@@ -75,6 +75,12 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             .engines
             .push((name.trim().to_string(), command.to_string()));
     }
+    Ok(options)
+}
+
+/// `mancala serve`.
+pub fn run(args: &ServeArgs) -> Result<()> {
+    let options = serve_options(args)?;
     let app = App::new(options).map_err(bad_input)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
