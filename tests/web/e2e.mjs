@@ -334,6 +334,14 @@ async function testPieSwap(page) {
 
 // Opens Play afresh with a game's settings (the controls a player sets)
 // and starts it: `seat` is '0', '1' or 'both'; `two` two humans.
+// Clicks a view's tab and waits for the view: the address changes at the
+// click, the view at the hashchange event after it, and a key pressed in
+// between would go to the view left.
+async function tab(page, name) {
+  await page.click(`[data-testid="tab-${name}"]`);
+  await page.waitForSelector(`#view-${name}:not([hidden])`);
+}
+
 async function newPlay(page, { spec, agent, agent2, seat = '0', two = false, animate = false, moves = '' }) {
   await page.goto(`${base}/#play`);
   await waitIdle(page);
@@ -342,6 +350,7 @@ async function newPlay(page, { spec, agent, agent2, seat = '0', two = false, ani
   await page.fill('#g-spec', spec);
   await page.dispatchEvent('#g-spec', 'change');
   await page.fill('#g-moves', moves);
+  await page.fill('#g-start', '');
   if (agent) {
     await page.fill('#a-spec', agent);
     await page.dispatchEvent('#a-spec', 'change');
@@ -422,13 +431,13 @@ async function testReview(page) {
   const second = await engineState(spec, moves.slice(0, 2));
   await checkBoard(page, '', second, 'ArrowRight to move 2');
   // Analyse takes the position reviewed, not the live one.
-  await page.click('[data-testid="tab-analyse"]');
+  await tab(page, 'analyse');
   await page.click('#x-from-play');
   await until(async () => (await page.inputValue('#x-pos')) === second.position, 'the reviewed position in Analyse');
   await checkFlip(page, 'x-', '#x-flip');
   // Analyse's address holds its position (a reload shows it again: c3).
   assert.equal(await page.evaluate(() => location.hash), `#analyse?game=${second.game}&position=${second.position}`);
-  await page.click('[data-testid="tab-play"]');
+  await tab(page, 'play');
   assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the review lost on the way back');
   await page.keyboard.press('Home');
   await checkBoard(page, '', await engineState(spec, []), 'Home: the start');
@@ -653,7 +662,7 @@ async function testAnalysis(page) {
   await until(async () => (await page.inputValue('#x-pos')) === '3,3,3,3/3,3,3,3/0,0/0', 'the start position');
   const sol = await checkAnalysis(page, GAME, null, 'the start');
   // The principal variation, stepped with the arrow keys, board by board.
-  const pv = (await page.$$eval('#x-pv-line span, #x-pv-line strong', (els) => els.map((e) => e.textContent.trim())));
+  const pv = (await page.$$eval('#x-pv-line button', (els) => els.map((e) => e.textContent.trim())));
   assert.ok(pv.length > 0, 'no principal variation');
   assert.ok(sol.moves.some((m) => m.mv === pv[0] && m.value === sol.value), `the PV starts with ${pv[0]}, not a best move`);
   await page.focus('#x-go');
@@ -664,6 +673,11 @@ async function testAnalysis(page) {
   }
   await page.keyboard.press('Home');
   assert.equal(await page.getAttribute('#x-pv-at', 'data-at'), '0');
+  // A move of the line is a button to the position after it.
+  const jump = Math.min(2, pv.length);
+  await page.click(`[data-testid="x-pv-move-${jump}"]`);
+  assert.equal(await page.getAttribute('#x-pv-at', 'data-at'), String(jump));
+  await checkBoard(page, 'pv-', await engineState(GAME, pv.slice(0, jump)), `the PV's move ${jump} clicked`);
   // A pasted position, then one edited with the +/- buttons.
   await page.fill('#x-pos', '0,4,4,4/3,3,3,3/0,0/1');
   await page.click('#x-load');
@@ -901,6 +915,21 @@ async function testResults(page) {
   await page.goForward();
   await page.waitForSelector('#viewer:not([hidden])');
   await page.click(`[data-testid="tl-${target}"]`);
+  // The position shown goes to Analyse, or to Play to play on from it
+  // (its moves replayed, the human to move).
+  const there = await engineState(GAME, moves.slice(0, target));
+  await page.click('#v-to-analyse');
+  await until(async () => (await page.inputValue('#x-pos')) === there.position, 'the viewer\'s position in Analyse');
+  await page.goBack();
+  await page.waitForSelector('#viewer:not([hidden])');
+  await until(async () => (await page.getAttribute('#v-at', 'data-at')) === String(target), 'the viewer again after back');
+  await page.click('#v-to-play');
+  await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === String(target), 'the viewer\'s game in Play');
+  await waitIdle(page);
+  await checkBoard(page, '', there, 'Play on from the viewer');
+  assert.match(await page.textContent(`[data-testid="player-${there.to_move}"]`), /You/, 'the human is not to move');
+  await page.goBack();
+  await page.waitForSelector('#viewer:not([hidden])');
   log(`c4: game ${pick.id} stepped (${moves.length} plies, blunders at ${blunders(pick).join(',') || 'none'})`);
   return pick.id;
 }
@@ -1020,6 +1049,8 @@ async function testErrorShown(page) {
   assert.equal(await page.isHidden('#error'), true, 'the error stays after a good request');
   // An agent that cannot move says so; once its spec is mended and it
   // moves, the old error goes.
+  await page.selectOption('#seat', '0'); // so that choosing seat 1 below is a change
+  await waitIdle(page);
   allowHttpError = 400;
   expectErrorShown = true;
   await page.fill('#a-spec', 'minimax:depth=0');

@@ -1217,7 +1217,11 @@ function xRenderPv() {
   const at = $('x-pv-at');
   at.textContent = k ? `After move ${k} of ${plies.length}: player ${plies[k - 1].player} played ${plies[k - 1].move}` : `The position; ${plural(plies.length, 'move')} of best play follow`;
   at.dataset.at = k;
-  $('x-pv-line').replaceChildren(...plies.map((p, i) => h(i + 1 === k ? 'strong' : 'span', { text: `${i ? ' ' : ''}${p.move}` })));
+  // Each move of the line a button to the position after it.
+  $('x-pv-line').replaceChildren(...plies.map((p, i) => h('button', {
+    type: 'button', class: `link${i + 1 === k ? ' at' : ''}`, 'data-testid': `x-pv-move-${i + 1}`,
+    'aria-current': i + 1 === k ? 'step' : null, onclick: () => { xs.pvAt = i + 1; xRenderPv(); }, text: p.move,
+  })));
 }
 
 function xStep(how) {
@@ -1540,7 +1544,27 @@ function vAutoplay(on) {
   }, AUTOPLAY_MS);
 }
 
+// The viewer's position sent on: to Analyse, or to Play to play on from it
+// (the game's moves so far replayed there, the human to move against
+// Play's opponent).
+function vSendTo(where) {
+  const g = rs.game, k = rs.at;
+  if (!g) return;
+  const st = k ? g.plies[k - 1].state : g.start;
+  if (where === 'analyse') {
+    location.hash = `#analyse?game=${enc(st.game)}&position=${enc(st.position)}`;
+    return;
+  }
+  const moves = g.plies.slice(0, k).map((p) => p.move).join(',');
+  const seat = st.to_move === null ? play.seat : st.to_move;
+  // A start of its own only when the record has one (else the rules').
+  const start = g.record && g.record.start ? `&start=${enc(g.record.start)}` : '';
+  location.hash = `#play?game=${enc(g.start.game)}${start}&moves=${enc(moves)}&agent=${enc(play.agent)}&seat=${seat}`;
+}
+
 function initResults() {
+  $('v-to-analyse').addEventListener('click', () => vSendTo('analyse'));
+  $('v-to-play').addEventListener('click', () => vSendTo('play'));
   $('v-auto').addEventListener('click', () => vAutoplay($('v-auto').getAttribute('aria-pressed') !== 'true'));
   $('v-timeline').addEventListener('click', (ev) => {
     const m = ev.target.closest('[data-ply]');
