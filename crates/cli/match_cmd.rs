@@ -317,6 +317,7 @@ fn play_match<'a, G: mancala_solver::Solvable>(
             move_timeout: None,
             time_control: plan.time_control,
             time_margin: plan.time_margin,
+            live: None,
         },
         adjudicator,
     };

@@ -788,9 +788,30 @@ async function testLive(page) {
     assert.equal(drawn, mine.filter((g) => g.winner === null).length, `${agent}: drawn`);
     assert.equal(won + drawn + lost, games, `${agent}: lost`);
   }
+  // A game in progress (the runner's live file): listed in the folder,
+  // followed in the viewer as the run writes it, and once it has ended
+  // (its file gone, its record in the log) shown from the log.
+  const rec = lines[0], recMoves = rec.moves.split(' ');
+  const liveDir = join(live, 'live');
+  mkdirSync(liveDir, { recursive: true });
+  const writeLive = (k) => writeFileSync(join(liveDir, '0.json'), JSON.stringify({
+    id: 900, game: rec.game, players: rec.players, agents: rec.agents, start: rec.start ?? null, moves: recMoves.slice(0, k).join(' '), plies: k,
+  }));
+  writeLive(3);
+  await page.waitForSelector('[data-testid="live-900"]', { timeout: 10000 });
+  await page.click('[data-testid="live-900"]');
+  await until(async () => (await page.getAttribute('#v-at', 'data-plies')) === '3', 'the game in progress in the viewer');
+  assert.match(await page.textContent('#v-title'), /in progress/);
+  writeLive(6);
+  await until(async () => (await page.getAttribute('#v-at', 'data-plies')) === '6' && (await page.getAttribute('#v-at', 'data-at')) === '6', 'the viewer following the game', 10000);
+  await checkBoard(page, 'v-', await engineState(rec.game, recMoves.slice(0, 6), rec.start ?? undefined), 'the game in progress after 6 moves');
+  rmSync(join(liveDir, '0.json'));
+  appendFileSync(join(live, 'games.jsonl'), `${JSON.stringify({ ...rec, id: 900 })}\n`);
+  await until(async () => (await page.getAttribute('#viewer', 'data-live')) === '0' && (await page.getAttribute('#v-at', 'data-plies')) === String(recMoves.length), 'the ended game from the log', 10000);
+  assert.equal(await page.isHidden('#r-live-box'), true, 'an ended game still listed in progress');
   rmSync(live, { recursive: true, force: true });
   await until(async () => (await page.$('[data-testid="folder-live"]')) === null, 'the removed folder gone from the list', 10000);
-  log(`c4b: a new folder and a new game (${before} -> ${before + 1}) listed without a reload`);
+  log(`c4b: a new folder and a new game (${before} -> ${before + 1}) listed without a reload; a game in progress followed to its end`);
 }
 
 async function testResults(page) {

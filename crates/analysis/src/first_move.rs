@@ -578,6 +578,7 @@ fn play_cell<G: mancala_solver::Solvable>(
             move_timeout: None,
             time_control: None,
             time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
+            live: None,
         },
         adjudicator: None,
     };

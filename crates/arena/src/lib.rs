@@ -9,6 +9,7 @@ pub mod config;
 pub mod folder;
 pub mod identity;
 pub mod lines;
+pub mod live;
 pub mod log;
 pub mod match_summary;
 pub mod merge;

@@ -1,5 +1,6 @@
 //! Plays scheduled games in parallel, each reproducible from its seed.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use mancala_core::{Game, Move, Player};
 use rayon::prelude::*;
 
 use crate::adjudication::{perfect_play_scores, Adjudicator, ADJUDICATED};
+use crate::live::{self, LiveGame, LiveRecord};
 use crate::moves::{MoveStats, MoveTable};
 use crate::openings::Opening;
 use crate::record::{GameRecord, MoveSearch, RecordMismatch};
@@ -47,6 +49,9 @@ pub struct RunOptions {
     /// How far a move may overrun its clock without losing: the latency of
     /// pipes and of the runner itself.
     pub time_margin: Duration,
+    /// Where the games in progress are shown (a results folder's
+    /// [`crate::live::LIVE_DIR`]); `None`: nowhere.
+    pub live: Option<PathBuf>,
 }
 
 /// The default [`RunOptions::time_margin`]: small against any clock worth
@@ -84,19 +89,31 @@ struct Played {
     agent_lost: Option<usize>,
 }
 
+/// How a game begins: its opening, its seed, and where it is shown while
+/// it is played.
+struct GameStart<'a, S> {
+    opening: &'a Opening<S>,
+    seed: u64,
+    live: Option<&'a mut LiveGame>,
+}
+
 /// Plays one game between `seats` (in seat order) after `opening`, ended
 /// early where `adjudicator` knows the position's value.
 /// Returns `None` if `stop` was raised before the end.
 fn play_one<G: Game>(
     game: &G,
     seats: [&mut Seat<G>; 2],
-    opening: &Opening<G::State>,
-    seed: u64,
+    start: GameStart<'_, G::State>,
     options: &RunOptions,
     adjudicator: Option<&dyn Adjudicator<G>>,
     stop: &AtomicBool,
 ) -> Result<Option<Played>, ArenaError> {
     let mut seats = seats;
+    let GameStart {
+        opening,
+        seed,
+        mut live,
+    } = start;
     let mut play = InPlay::start(game, &mut seats, opening, seed, options)?;
     while let Some(mover) = game.to_move(&play.state) {
         if stop.load(Ordering::Relaxed) {
@@ -124,6 +141,10 @@ fn play_one<G: Game>(
         };
         if let Err(loss) = play.play(mover, mv, took, &info) {
             return Ok(Some(play.lose(loss)));
+        }
+        if let Some(live) = live.as_deref_mut() {
+            let moves = &play.trace.moves;
+            live.moved(t0 + took, moves.len(), || human_moves(moves));
         }
         seats.iter_mut().for_each(|s| s.observe(mv));
         if let Some(scores) = adjudicator.and_then(|a| adjudicate(game, a, &play.state)) {
@@ -715,12 +736,16 @@ fn run_games<G: Game>(
         .build()
         .map_err(|e| ArenaError::Threads(e.to_string()))?;
     let workers = Workers::new(threads, arena.players.names.len());
+    let live = arena.options.live.as_deref().and_then(live::prepare);
     pool.install(|| {
         games
             .par_iter()
             .with_max_len(1)
-            .for_each(|g| workers.play(arena, g, stop, on_record));
+            .for_each(|g| workers.play(arena, g, stop, live.as_deref(), on_record));
     });
+    if let Some(dir) = &live {
+        live::tidy(dir);
+    }
     workers.finish()
 }
 
@@ -757,6 +782,7 @@ impl<G: Game> Workers<G> {
         arena: &Arena<'_, G>,
         g: &ScheduledGame,
         stop: &AtomicBool,
+        live: Option<&Path>,
         on_record: &(dyn Fn(GameRecord) + Sync),
     ) {
         if stop.load(Ordering::Relaxed) {
@@ -769,7 +795,12 @@ impl<G: Game> Workers<G> {
         guard.build_seats(arena, g);
         let seed = derive_seed(arena.options.seed, g.id);
         let t0 = Instant::now();
-        let played = match guard.play(arena, g, seed, stop) {
+        let mut shown = live.map(|dir| LiveGame::new(dir, worker, arena.live_record(g), t0));
+        let result = guard.play(arena, g, seed, stop, shown.as_mut());
+        if let Some(shown) = shown {
+            shown.finish();
+        }
+        let played = match result {
             Ok(Some(p)) => p,
             Ok(None) => return,
             Err(e) => {
@@ -825,24 +856,21 @@ impl<G: Game> Worker<G> {
         g: &ScheduledGame,
         seed: u64,
         stop: &AtomicBool,
+        live: Option<&mut LiveGame>,
     ) -> Result<Option<Played>, ArenaError> {
         let [i, j] = g.seats;
-        let opening = &arena.openings[g.opening as usize];
+        let start = GameStart {
+            opening: &arena.openings[g.opening as usize],
+            seed,
+            live,
+        };
         let cache = &mut self.seats;
         let (game, options, adjudicator) = (arena.game, &arena.options, arena.adjudicator);
         if i == j {
             // Self-play: two instances of the same agent.
             let mut twin = arena.new_seat(i);
             let own = cache[i].as_mut().expect("built above");
-            play_one(
-                game,
-                [own, &mut twin],
-                opening,
-                seed,
-                options,
-                adjudicator,
-                stop,
-            )
+            play_one(game, [own, &mut twin], start, options, adjudicator, stop)
         } else {
             let (lo, hi) = (i.min(j), i.max(j));
             let (left, right) = cache.split_at_mut(hi);
@@ -851,7 +879,7 @@ impl<G: Game> Worker<G> {
                 right[0].as_mut().expect("built"),
             );
             let agents = if i < j { [a, b] } else { [b, a] };
-            play_one(game, agents, opening, seed, options, adjudicator, stop)
+            play_one(game, agents, start, options, adjudicator, stop)
         }
     }
 
@@ -881,6 +909,20 @@ impl<G: Game> Arena<'_, G> {
     }
 
     /// The record of `g`, `played` between `names` with `seed` since `t0`.
+    fn live_record(&self, g: &ScheduledGame) -> LiveRecord {
+        let [i, j] = g.seats;
+        let opening = &self.openings[g.opening as usize];
+        LiveRecord {
+            id: g.id,
+            game: self.game_spec.clone(),
+            players: [self.players.names[i].clone(), self.players.names[j].clone()],
+            agents: [self.players.specs[i].clone(), self.players.specs[j].clone()],
+            start: opening.start_text().map(str::to_string),
+            moves: human_moves(&opening.moves),
+            plies: opening.moves.len() as u32,
+        }
+    }
+
     fn record(
         &self,
         g: &ScheduledGame,

@@ -161,6 +161,7 @@ mod tests {
                 move_timeout: None,
                 time_control: None,
                 time_margin: crate::DEFAULT_TIME_MARGIN,
+                live: None,
             },
             adjudicator: None,
         };

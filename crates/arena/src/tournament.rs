@@ -159,6 +159,7 @@ pub fn prepare<'a, G: Game>(
             move_timeout,
             time_control,
             time_margin,
+            live: None,
         },
         adjudicator: None,
     };
@@ -349,6 +350,8 @@ pub fn run<'a, G: Game>(
         observer.note(&note);
     }
     arena.options.threads = threads;
+    // The games in progress, for viewers of the folder (crate::live).
+    arena.options.live = Some(dir.join(crate::live::LIVE_DIR));
     share.note_if_empty(observer);
     let description = share.describe(config, spec, names.len(), done.len());
     let live = LiveStandings::for_run(config, settings, &names, share.games(), &done);

@@ -880,6 +880,7 @@ impl<G: Game> Trainer<'_, G> {
                 move_timeout: None,
                 time_control: None,
                 time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
+                live: None,
             },
             adjudicator: None,
         };

@@ -73,7 +73,10 @@ const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 // ------------------------------------------------------------ the API
 
-class ApiError extends Error {}
+// `status`: the HTTP status of a refusal (undefined: no answer).
+class ApiError extends Error {
+  constructor(message, status) { super(message); this.status = status; }
+}
 
 // One JSON request. A body makes it a POST. An {"error": ...} answer (or a
 // server out of reach) throws ApiError with the server's words.
@@ -88,7 +91,7 @@ async function api(path, body, signal) {
   }
   let data = null;
   try { data = await res.json(); } catch (e) { /* not JSON */ }
-  if (!res.ok) throw new ApiError((data && data.error) || `${res.status} ${res.statusText}`);
+  if (!res.ok) throw new ApiError((data && data.error) || `${res.status} ${res.statusText}`, res.status);
   return data;
 }
 
@@ -1342,9 +1345,11 @@ async function liveRefresh() {
   liveAsking = true;
   try {
     const r = await api('/api/results');
+    const open = rs.folder && r.folders.find((x) => x.path === rs.folder.path);
+    // The games in progress of the open folder (while it exists).
+    if (open && !$('r-games-box').hidden) await loadLive().catch(() => { /* asked again shortly */ });
     if (JSON.stringify(r.folders) === JSON.stringify(rs.folders)) return;
     renderFolders(r);
-    const open = rs.folder && r.folders.find((x) => x.path === rs.folder.path);
     if (open && open.games !== rs.folder.games) {
       rs.folder = open;
       $('r-title').textContent = `${open.path} (${(open.kinds || [open.kind]).join(', ')})`;
@@ -1366,10 +1371,69 @@ function renderFolders(r) {
   }
 }
 
+// The games a run is playing in the open folder, each a button that
+// follows it in the viewer; a game followed is brought up to date, and
+// once it has ended it is shown from the games log.
+async function loadLive() {
+  const f = rs.folder;
+  const r = await api(`/api/results/live?path=${encodeURIComponent(f.path)}`);
+  if (rs.folder !== f) return;
+  $('r-live-box').hidden = !r.games.length;
+  $('r-live').replaceChildren(...r.games.map((g) => h('li', {}, h('button', {
+    type: 'button', 'data-testid': `live-${g.id}`, onclick: () => openLiveGame(g.id),
+    text: `Game ${g.id}: ${g.players.join(' vs ')}, ${plural(g.plies, 'move')} so far`,
+  }))));
+  if (rs.liveId === null || rs.liveId === undefined || !rs.game) return;
+  // The game followed has ended when the run no longer shows it: its
+  // record is in the log (asking for it in progress would be a 404).
+  if (r.games.some((g) => g.id === rs.liveId)) await followLive();
+  else await liveEnded(rs.liveId);
+}
+
+async function liveEnded(id) {
+  rs.liveId = null;
+  await loadGames();
+  await openGame(id);
+}
+
+async function openLiveGame(id) {
+  clearError();
+  vAutoplay(false);
+  rs.liveId = id;
+  rs.game = null;
+  await followLive();
+}
+
+async function followLive() {
+  const f = rs.folder, id = rs.liveId;
+  let r;
+  try {
+    r = await api(`/api/results/live-game?path=${encodeURIComponent(f.path)}&id=${id}`);
+  } catch (e) {
+    if (rs.folder !== f || rs.liveId !== id) return;
+    // No longer in progress: it has ended, and is in the games log.
+    if (e.status === 404) await liveEnded(id); else { rs.liveId = null; showError(e); }
+    return;
+  }
+  if (rs.folder !== f || rs.liveId !== id) return;
+  const old = rs.game, atEnd = !old || rs.at >= old.plies.length;
+  rs.game = r;
+  rs.gameId = id;
+  if (atEnd) rs.at = r.plies.length;
+  const rec = r.record || {};
+  $('v-title').textContent = `Game ${id} (in progress): ${(rec.players || []).join(' vs ')} \u2014 ${rec.game || r.start.game}`;
+  $('viewer').hidden = false;
+  $('viewer').dataset.live = '1';
+  vRender();
+  if (!old) $('viewer').scrollIntoView({ block: 'start' });
+}
+
 function openFolder(f) {
   clearError();
   setAddress(`#results?path=${enc(f.path)}`, true);
   rs.folder = f;
+  rs.liveId = null;
+  $('r-live-box').hidden = true;
   rs.offset = 0;
   rs.loadedFilters = false;
   rs.game = null;
@@ -1382,7 +1446,7 @@ function openFolder(f) {
   $('r-games-box').hidden = !tour;
   for (const id of ['r-agent', 'r-end']) $(id).replaceChildren(h('option', { value: '', text: 'any' }));
   $('r-result').value = '';
-  if (tour) loadGames();
+  if (tour) { loadGames(); loadLive().catch(() => { /* asked again shortly */ }); }
 }
 
 async function loadGames() {
@@ -1431,6 +1495,8 @@ async function openGame(id) {
     const r = await api(`/api/results/game?path=${encodeURIComponent(f.path)}&id=${id}`);
     if (rs.folder !== f) return;
     vAutoplay(false);
+    rs.liveId = null;
+    $('viewer').dataset.live = '0';
     rs.game = r;
     rs.gameId = id;
     rs.at = 0;
@@ -1454,7 +1520,8 @@ function vStep(how) {
 
 function vRender() {
   const g = rs.game, n = g.plies.length, k = rs.at, rec = g.record || {};
-  setAddress(`#results?path=${enc(rs.folder.path)}&id=${rs.gameId}${k ? `&at=${k}` : ''}`, false);
+  // A game in progress has no record to return to yet: the folder's address.
+  if (rs.liveId === null || rs.liveId === undefined) setAddress(`#results?path=${enc(rs.folder.path)}&id=${rs.gameId}${k ? `&at=${k}` : ''}`, false);
   const ply = k ? g.plies[k - 1] : null, info = k ? (g.moves[k - 1] || {}) : null;
   const st = ply ? ply.state : g.start;
   const deco = {};

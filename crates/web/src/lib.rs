@@ -265,6 +265,8 @@ pub fn router(app: Arc<App>, hosts: HostCheck) -> Router {
         .route("/api/results/report", get(results_report))
         .route("/api/results/games", get(results_games))
         .route("/api/results/game", get(results_game))
+        .route("/api/results/live", get(results_live))
+        .route("/api/results/live-game", get(results_live_game))
         .fallback(|uri: Uri| async move {
             ApiError::NotFound(format!("no such page or endpoint: {}", uri.path()))
         })
@@ -719,6 +721,62 @@ async fn results_game(
     read_results(&app, move || game_detail(&dir, q.id))
         .await
         .map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FolderQuery {
+    path: String,
+}
+
+/// The games a run is playing in a folder now: id, players, agents and
+/// plies of each (`live-game` replays one).
+async fn results_live(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let q: FolderQuery = query(&uri)?;
+    let dir = app.root()?.folder(&q.path)?;
+    let games = read_results(&app, move || results::live_games(&dir)).await?;
+    let games: Vec<serde_json::Value> = games
+        .iter()
+        .map(|g| json!({"id": g.id, "players": g.players, "agents": g.agents, "plies": g.plies}))
+        .collect();
+    Ok(Json(json!({ "games": games })))
+}
+
+/// A game in progress, replayed as `/api/results/game` replays a finished
+/// one (no times, searches or notes yet); 404 once it is no longer in
+/// progress (then it is in the games log).
+async fn results_live_game(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let q: GameQuery = query(&uri)?;
+    let dir = app.root()?.folder(&q.path)?;
+    let id = q.id;
+    read_results(&app, move || {
+        let live = results::live_games(&dir)?
+            .into_iter()
+            .find(|g| g.id == id)
+            .ok_or_else(|| ApiError::NotFound(format!("game {id} is not in progress")))?;
+        let spec = game_spec(&live.game)?;
+        let moves: Vec<String> = live.moves.split_whitespace().map(str::to_string).collect();
+        let (start, plies) = with_game!(&spec, game => {
+            views::line(&spec, game, live.start.as_deref(), &moves)
+        })
+        .map_err(|e| ApiError::Unprocessable(format!("game {id} does not replay: {e}")))?;
+        Ok(json!({
+            "record": live,
+            "live": true,
+            "annotated": false,
+            "start": start,
+            "plies": plies,
+            "moves": [],
+        }))
+    })
+    .await
+    .map(Json)
 }
 
 /// One game of a folder, replayed, with each ply's time, search and note.

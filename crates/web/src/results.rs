@@ -345,6 +345,12 @@ pub fn game(dir: &Path, id: u64) -> Result<Option<GameRecord>, ApiError> {
     find(&dir.join(GAMES_FILE), id)
 }
 
+/// The games a run is playing in a folder now (see `mancala_arena::live`).
+pub fn live_games(dir: &Path) -> Result<Vec<mancala_arena::live::LiveRecord>, ApiError> {
+    mancala_arena::live::live_games(dir)
+        .map_err(|e| ApiError::Unprocessable(format!("{}: {e}", mancala_arena::live::LIVE_DIR)))
+}
+
 /// The annotations of game `id` of a folder (`None` when not annotated).
 pub fn game_notes(dir: &Path, id: u64) -> Result<Option<GameNotes>, ApiError> {
     find(&dir.join(ANNOTATIONS), id)

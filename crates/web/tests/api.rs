@@ -1595,3 +1595,84 @@ fn a_folder_annotated_in_part_says_how_many_games_were_judged() {
     assert_eq!(small["annotated"], true);
     assert_eq!(small["annotated_games"], 5);
 }
+
+/// A run's games in progress (the arena's live files) are listed and
+/// replayed; one no longer in progress is 404, and a stale file is left
+/// out.
+#[test]
+fn games_in_progress_are_listed_and_replayed() {
+    let root = results_root();
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(root.path().join("small/games.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let moves: Vec<&str> = first["moves"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .take(5)
+        .collect();
+    let live = mancala_arena::live::LiveRecord {
+        id: 4242,
+        game: first["game"].as_str().unwrap().to_string(),
+        players: ["a".into(), "b".into()],
+        agents: ["random".into(), "greedy".into()],
+        start: None,
+        moves: moves.join(" "),
+        plies: moves.len() as u32,
+    };
+    let dir = root
+        .path()
+        .join("small")
+        .join(mancala_arena::live::LIVE_DIR);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("0.json"), serde_json::to_vec(&live).unwrap()).unwrap();
+    let stale = mancala_arena::live::LiveRecord {
+        id: 7,
+        ..live.clone()
+    };
+    let old = dir.join("1.json");
+    std::fs::write(&old, serde_json::to_vec(&stale).unwrap()).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - 2 * mancala_arena::live::LIVE_STALE)
+        .unwrap();
+    let options = ServeOptions {
+        results: Some(root.path().to_path_buf()),
+        ..ServeOptions::default()
+    };
+    let server = start_with(options, Some(root));
+
+    let list = ok(get(&server, "/api/results/live?path=small"));
+    assert_eq!(
+        list["games"],
+        json!([{"id": 4242, "players": ["a", "b"], "agents": ["random", "greedy"], "plies": 5}])
+    );
+    let game = ok(get(&server, "/api/results/live-game?path=small&id=4242"));
+    assert_eq!(game["live"], true);
+    assert_eq!(game["plies"].as_array().unwrap().len(), 5);
+    let played: Vec<&str> = game["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(played, moves);
+    refused(
+        get(&server, "/api/results/live-game?path=small&id=7"),
+        404,
+        "not in progress",
+    );
+    // A folder with no game in progress lists none; a path out is refused.
+    assert_eq!(
+        ok(get(&server, "/api/results/live?path=runs/nested"))["games"],
+        json!([])
+    );
+    assert_eq!(get(&server, "/api/results/live?path=../x").status, 403);
+}

@@ -88,6 +88,7 @@ fn play(
             move_timeout,
             time_control: TimeControl::parse(control).unwrap(),
             time_margin: margin,
+            live: None,
         },
         adjudicator: None,
     };

@@ -134,6 +134,7 @@ fn run_with(fault: Fault) -> Vec<GameRecord> {
                 .then_some(Duration::from_millis(10)),
             time_control: None,
             time_margin: mancala_arena::DEFAULT_TIME_MARGIN,
+            live: None,
         },
         adjudicator: None,
     };

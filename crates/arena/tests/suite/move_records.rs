@@ -32,6 +32,7 @@ fn arena<'a>(game: &'a KalahRules, threads: usize, control: Option<&str>) -> Are
             move_timeout: None,
             time_control: control.map(|c| TimeControl::parse(c).unwrap().unwrap()),
             time_margin: DEFAULT_TIME_MARGIN,
+            live: None,
         },
         adjudicator: None,
     }
@@ -281,5 +282,80 @@ fn a_refused_record_says_what_differs_in_words_not_rust_debug_output() {
             "the players are '{b}' and '{a}' but should be '{a}' and '{b}'"
         )),
         "{e}"
+    );
+}
+
+/// While a run plays, each game that lasts longer than LIVE_EVERY is shown
+/// in the live folder with the moves so far (a prefix of its record's);
+/// after the run the folder is gone.
+#[test]
+fn games_in_progress_are_shown_while_played_and_tidied_after() {
+    use mancala_arena::live::{live_games, LIVE_DIR};
+    // Kalah(6,4): a search of 40 ms a move takes it, where a small board's
+    // would end early, solved.
+    let game = KalahRules::new(6, 4).unwrap();
+    let specs: Vec<AgentSpec> = ["minimax:time=40ms", "minimax:time=40ms"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let results = tempfile::tempdir().unwrap();
+    let arena = Arena {
+        game: &game,
+        game_spec: "kalah".into(),
+        players: Players {
+            names: vec!["a".into(), "b".into()],
+            specs: vec!["minimax:time=40ms".into(), "minimax:time=40ms".into()],
+            factory: Box::new(move |i| specs[i].build::<KalahRules>()),
+        },
+        openings: vec![Opening::default()],
+        options: RunOptions {
+            threads: 1,
+            seed: 3,
+            move_timeout: None,
+            time_control: None,
+            time_margin: DEFAULT_TIME_MARGIN,
+            live: Some(results.path().join(LIVE_DIR)),
+        },
+        adjudicator: None,
+    };
+    let plan = schedule(&pairs(Format::RoundRobin, 2), 1, 1);
+    let done = AtomicBool::new(false);
+    let seen = Mutex::new(Vec::new());
+    let records = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                seen.lock()
+                    .unwrap()
+                    .extend(live_games(results.path()).unwrap());
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        arena
+            .run(&plan, &AtomicBool::new(false), &|r| {
+                records.lock().unwrap().push(r)
+            })
+            .unwrap();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let records = records.into_inner().unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert!(!seen.is_empty(), "no game shown while it was played");
+    for shown in &seen {
+        let record = records
+            .iter()
+            .find(|r| r.id == shown.id)
+            .expect("a game of the plan");
+        assert!(
+            record.moves.starts_with(&shown.moves) && shown.plies <= record.plies,
+            "shown {:?}, played {}",
+            shown.moves,
+            record.moves
+        );
+        assert_eq!(shown.players, record.players);
+    }
+    assert!(
+        !results.path().join(LIVE_DIR).exists(),
+        "the live folder left behind"
     );
 }
