@@ -232,6 +232,11 @@ mod tests {
             .unwrap()
             .set_modified(SystemTime::now() - 2 * LIVE_STALE)
             .unwrap();
+        // A file too large to be a game (sparse: no disk used).
+        fs::File::create(dir.join("4.json"))
+            .unwrap()
+            .set_len(MAX_RECORD_BYTES as u64 + 1)
+            .unwrap();
         let games = live_games(root.path()).unwrap();
         assert_eq!(games.iter().map(|g| g.id).collect::<Vec<_>>(), vec![2]);
     }

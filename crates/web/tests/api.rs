@@ -990,6 +990,10 @@ fn results_are_listed_reported_filtered_and_replayed() {
         "no game 99",
     );
     refused(get(&server, "/api/results/game?path=small"), 400, "id");
+    refused(get(&server, "/api/results/live-game?path=small"), 400, "id");
+    refused(get(&server, "/api/results/live-game?path=small&id=x"), 400, "id");
+    refused(get(&server, "/api/results/live"), 400, "path");
+    refused(get(&server, "/api/results/live?path=small&more=1"), 400, "more");
 }
 
 #[test]
@@ -1009,9 +1013,18 @@ fn no_path_leads_out_of_the_results_root() {
         assert_eq!(r.status, 403, "{path}: {}", r.body);
         let r = get(&server, &format!("/api/results/report?path={path}"));
         assert_eq!(r.status, 403, "{path}: {}", r.body);
+        let r = get(&server, &format!("/api/results/live?path={path}"));
+        assert_eq!(r.status, 403, "{path}: {}", r.body);
+        let r = get(&server, &format!("/api/results/live-game?path={path}&id=0"));
+        assert_eq!(r.status, 403, "{path}: {}", r.body);
     }
     #[cfg(unix)]
     {
+        refused(
+            get(&server, "/api/results/live?path=escape"),
+            403,
+            "outside",
+        );
         refused(
             get(&server, "/api/results/games?path=escape"),
             403,
