@@ -814,6 +814,47 @@ async function testLive(page) {
   log(`c4b: a new folder and a new game (${before} -> ${before + 1}) listed without a reload; a game in progress followed to its end`);
 }
 
+// A tournament started now, during the test: its folder appears, a game
+// it is playing is followed move by move, and its finished games are
+// listed, all without a reload.
+async function testRunningTournament(page) {
+  step = 'c4c: a tournament started during the test';
+  await page.goto(`${base}/#results`);
+  await page.waitForSelector('[data-testid="folder-tiny"]');
+  const config = join(tmp, 'running.toml');
+  writeFileSync(config, [
+    'name = "running"', 'game = "kalah"', 'format = "round_robin"', 'games_per_pair = 6', 'seed = 5', '',
+    '[[agents]]', 'name = "mm-a"', 'spec = "minimax:time=25ms"', '',
+    '[[agents]]', 'name = "mm-b"', 'spec = "minimax:time=25ms,eval=store"', '',
+  ].join('\n'));
+  const run = spawn(BIN, ['tournament', config, '--output', join(root, 'running'), '--threads', '1', '--quiet'], { stdio: 'ignore' });
+  let followed = 0;
+  try {
+    await until(async () => (await page.$('[data-testid="folder-running"]')) !== null, 'the running tournament listed', 15000);
+    // A run still playing has no report yet: the frame shows why (a 422).
+    allowHttpError = 422;
+    await page.click('[data-testid="folder-running"]');
+    await page.waitForSelector('[data-testid^="live-"]', { timeout: 15000 });
+    await page.click('[data-testid^="live-"]');
+    await until(async () => /in progress/.test(await page.textContent('#v-title')), 'the game in progress in the viewer', 10000);
+    const first = Number(await page.getAttribute('#v-at', 'data-plies'));
+    await until(async () => Number(await page.getAttribute('#v-at', 'data-plies')) > first, 'the game in progress growing', 15000);
+    followed = Number(await page.getAttribute('#v-at', 'data-plies'));
+    await until(async () => /^[1-9]\d* of \d+ games/.test(await page.textContent('#r-count')), 'a finished game listed', 30000);
+  } finally {
+    if (run.exitCode === null) {
+      const exited = new Promise((r) => run.on('exit', r));
+      run.kill('SIGINT');
+      await exited;
+    }
+  }
+  await page.goto(`${base}/#results`);
+  allowHttpError = null;
+  rmSync(join(root, 'running'), { recursive: true, force: true });
+  await until(async () => (await page.$('[data-testid="folder-running"]')) === null, 'the removed folder gone from the list', 10000);
+  log(`c4c: a tournament started during the test: listed, a game followed to ${followed} plies, finished games listed`);
+}
+
 async function testResults(page) {
   step = 'c4: results';
   await page.goto(`${base}/#results`);
@@ -1112,6 +1153,7 @@ async function main() {
   await testWatch(page);
   const id = await testResults(page);
   await testLive(page);
+  await testRunningTournament(page);
   await testErrorShown(page);
   await testScreens(context, id);
   step = 'end';
