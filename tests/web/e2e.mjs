@@ -482,6 +482,13 @@ async function testReview(page) {
   await waitIdle(page);
   assert.equal(await page.getAttribute('#view-play', 'data-cursor'), '2', 'the move reviewed lost in a reload');
   await checkBoard(page, '', second, 'reviewing move 2 after a reload');
+  // And in a fresh page, as a shared address is opened.
+  const shared = await watch(await page.context().newPage(), 'shared');
+  await shared.goto(page.url());
+  await until(async () => (await shared.getAttribute('#view-play', 'data-plies')) === '3', 'the shared game in a fresh page');
+  assert.equal(await shared.getAttribute('#view-play', 'data-cursor'), '2', 'the move reviewed lost in a fresh page');
+  await checkBoard(shared, '', second, 'the shared address in a fresh page');
+  await shared.close();
   await page.keyboard.press('End');
   assert.match(await page.evaluate(() => location.hash), /&moves=1,2,3&two=1$/);
   // An illegal move in the list is refused, naming it.
@@ -823,9 +830,9 @@ async function testRunningTournament(page) {
   await page.waitForSelector('[data-testid="folder-tiny"]');
   const config = join(tmp, 'running.toml');
   writeFileSync(config, [
-    'name = "running"', 'game = "kalah"', 'format = "round_robin"', 'games_per_pair = 6', 'seed = 5', '',
-    '[[agents]]', 'name = "mm-a"', 'spec = "minimax:time=25ms"', '',
-    '[[agents]]', 'name = "mm-b"', 'spec = "minimax:time=25ms,eval=store"', '',
+    'name = "running"', 'game = "kalah"', 'format = "round_robin"', 'games_per_pair = 20', 'seed = 5', '',
+    '[[agents]]', 'name = "mm-a"', 'spec = "minimax:time=40ms"', '',
+    '[[agents]]', 'name = "mm-b"', 'spec = "minimax:time=40ms,eval=store"', '',
   ].join('\n'));
   const run = spawn(BIN, ['tournament', config, '--output', join(root, 'running'), '--threads', '1', '--quiet'], { stdio: 'ignore' });
   let followed = 0;
@@ -998,6 +1005,19 @@ async function testResults(page) {
 
 // ------------------------------------------------------------ c5: screenshots, themes, phone width
 
+// No two of the elements `selector` finds overlap (their boxes, as drawn).
+async function noOverlap(page, selector, what) {
+  const boxes = await page.$$eval(selector, (els) => els.map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, e.textContent]; }));
+  assert.ok(boxes.length > 0, `${what}: nothing found`);
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i], boxes[j]];
+      const apart = a[2] <= b[0] + 0.5 || b[2] <= a[0] + 0.5 || a[3] <= b[1] + 0.5 || b[3] <= a[1] + 0.5;
+      assert.ok(apart, `${what}: "${a[4]}" and "${b[4]}" overlap`);
+    }
+  }
+}
+
 async function testScreens(context, gameId) {
   step = 'c5: screenshots';
   mkdirSync(SHOTS, { recursive: true });
@@ -1058,6 +1078,46 @@ async function testScreens(context, gameId) {
       f = join(SHOTS, `viewer-${w}-${scheme}.png`);
       await page.locator('#viewer').screenshot({ path: f });
       files.push(f);
+      // A reviewed game with its value graph (a small board: judged at once).
+      await page.goto(`${base}/#play?game=${GAME}&moves=1,2,3,1,4,2&two=1`);
+      await until(async () => (await page.getAttribute('#view-play', 'data-plies')) === '6', 'the game to review');
+      await waitIdle(page);
+      await page.click('#judge');
+      await until(async () => /^Analysed: /.test(await page.textContent('#judge-out')), 'the game judged');
+      await waitIdle(page);
+      await page.click('[data-testid="jg-3"]');
+      await noOverlap(page, '#move-list li', `the move list at ${w} px`);
+      const gw = await page.evaluate(() => document.getElementById('judge-graph').getBoundingClientRect().right);
+      assert.ok(gw <= w, `the value graph reaches ${gw} px at ${w} px`);
+      f = join(SHOTS, `review-${w}-${scheme}.png`);
+      await page.screenshot({ path: f, fullPage: true });
+      files.push(f);
+      // The analysis board with a side line in its tree.
+      await page.goto(`${base}/#analyse?game=${GAME}&position=3,3,3,3/3,3,3,3/0,0/0&line=1`);
+      await until(async () => (await page.locator('[data-testid="x-node-1"]').count()) === 1, 'the line in the tree');
+      await page.fill('#x-ms', '200');
+      await page.click('#x-back');
+      await waitIdle(page, 'analyse');
+      await until(async () => (await page.locator('[data-testid="x-row-2"]').count()) === 1, 'the analysis of the start');
+      await page.click('[data-testid="x-row-2"] button');
+      await until(async () => (await page.locator('[data-testid="x-node-2"]').count()) === 1, 'the side line');
+      await waitIdle(page, 'analyse');
+      await noOverlap(page, '#x-tree button', `the tree at ${w} px`);
+      f = join(SHOTS, `analyse-${w}-${scheme}.png`);
+      await page.screenshot({ path: f, fullPage: w < 500 });
+      files.push(f);
+      // A folder being written: a game in progress, the standings, the games.
+      const liveDir = join(root, 'tiny', 'live');
+      mkdirSync(liveDir, { recursive: true });
+      writeFileSync(join(liveDir, '0.json'), JSON.stringify({ id: 99, game: GAME, players: ['random', 'greedy'], agents: ['random', 'greedy'], start: null, moves: '1 2 3', plies: 3 }));
+      await page.goto(`${base}/#results?path=tiny`);
+      await page.waitForSelector('[data-testid="live-99"]', { timeout: 10000 });
+      const sw3 = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(sw3 <= w, `the folder view is ${sw3} px wide at ${w} px`);
+      f = join(SHOTS, `live-${w}-${scheme}.png`);
+      await page.locator('#r-games-box').screenshot({ path: f });
+      files.push(f);
+      rmSync(liveDir, { recursive: true, force: true });
       // The position editor: every pit of a six-pit row in view, or a note
       // that the rows scroll (a 12-pit board on a phone).
       for (const pits of [6, 12]) {

@@ -788,15 +788,18 @@ function renderJudged() {
   svg.toggleAttribute('hidden', !notes.length);
   out.hidden = !notes.length;
   if (!notes.length) return;
-  const W = 24, H = 120, mid = H / 2;
+  // A wide box whatever the game's length, so that the graph spans the
+  // page: the points share its width.
+  const H = 120, mid = H / 2, WIDTH = 720;
   const p0 = (n) => (n.played === null || n.played === undefined ? null : n.player === 0 ? n.played : -n.played);
   const start = notes[0].value === null || notes[0].value === undefined ? null : notes[0].player === 0 ? notes[0].value : -notes[0].value;
   const vals = [start, ...notes.map(p0)];
   const top = Math.max(4, ...vals.filter((v) => v !== null).map(Math.abs));
   const y = (v) => mid - (mid - 8) * v / top;
+  const W = WIDTH / vals.length, r = Math.max(2.5, Math.min(6, W / 3));
   const at = reviewing() ? play.cursor : play.plies.length;
-  svg.setAttribute('viewBox', `0 0 ${Math.max(2, vals.length) * W} ${H}`);
-  svg.replaceChildren(s('line', { class: 'axis', x1: 0, y1: mid, x2: vals.length * W, y2: mid }));
+  svg.setAttribute('viewBox', `0 0 ${WIDTH} ${H}`);
+  svg.replaceChildren(s('line', { class: 'axis', x1: 0, y1: mid, x2: WIDTH, y2: mid }));
   const pts = vals.map((v, k) => (v === null ? null : [k * W + W / 2, y(v)]));
   for (let k = 1; k < pts.length; k++) {
     if (pts[k - 1] && pts[k]) svg.append(s('line', { class: 'trace', x1: pts[k - 1][0], y1: pts[k - 1][1], x2: pts[k][0], y2: pts[k][1] }));
@@ -807,7 +810,7 @@ function renderJudged() {
       class: ['point', note && note.blunder && 'blunder', note && !note.exact && 'estimate', k === at && 'current'].filter(Boolean).join(' '),
       'data-testid': `jg-${k}`, 'data-ply': k, 'data-value': v === null ? '' : v,
     }, s('rect', { class: 'hit', x: k * W, y: 0, width: W, height: H }));
-    if (v !== null) g.append(s('circle', { cx: k * W + W / 2, cy: y(v), r: note && note.blunder ? 7 : 5 }));
+    if (v !== null) g.append(s('circle', { cx: k * W + W / 2, cy: y(v), r: note && note.blunder ? r * 1.4 : r }));
     g.append(s('title', { text: k ? `move ${k}: ${note.move} by player ${note.player}; player 0's value after it ${v === null ? 'unknown' : fmtVal(v)}${note.exact ? '' : ' (estimate)'}${note.loss ? `; ${fmtVal(note.loss).replace(/^\+/, '')} given away` : ''}${note.blunder ? '; a blunder' : ''}` : `the start: player 0's value ${v === null ? 'unknown' : fmtVal(v)}` }));
     svg.append(g);
   });
@@ -815,7 +818,7 @@ function renderJudged() {
     const mine = notes.filter((n) => n.player === p && n.loss !== null);
     const lost = mine.reduce((a, n) => a + n.loss, 0), blunders = mine.filter((n) => n.blunder).length;
     const best = mine.filter((n) => n.loss === 0).length;
-    return `player ${p}: best move ${best} of ${mine.length}, ${Number.isInteger(lost) ? lost : lost.toFixed(1)} seeds given away, ${plural(blunders, 'blunder')}`;
+    return `Player ${p}: best move ${best} of ${mine.length}, ${Number.isInteger(lost) ? lost : lost.toFixed(1)} seeds given away, ${plural(blunders, 'blunder')}`;
   });
   const exact = notes.filter((n) => n.exact).length;
   out.textContent = `${play.judged.done ? 'Analysed' : 'Analysing'}: ${notes.length} of ${play.plies.length} moves, ${exact} exact. ${who.join('; ')}.`;
