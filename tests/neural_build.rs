@@ -27,6 +27,17 @@ fn the_neural_build_has_train() {
     assert!(run(&["train", "--help"]).contains("<CONFIG>"));
 }
 
+/// The line a successful `mancala train` printed about its warm start.
+fn warm_start_line(out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    stderr
+        .lines()
+        .find(|l| l.starts_with("warm start: "))
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .to_string()
+}
+
 /// `warm_start` in a config: the new network is first trained on the exact
 /// labels of `mancala analyze labels`, and the run says so; labels of
 /// other rules are refused naming the key.
@@ -79,12 +90,8 @@ fn a_training_run_warm_starts_from_exact_labels() {
         config("kalah:pits=3,seeds=2", "same").to_str().unwrap(),
         "-q",
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let line = stderr
-        .lines()
-        .find(|l| l.starts_with("warm start: "))
-        .unwrap_or_else(|| panic!("{stderr}"));
+    let line = warm_start_line(&out);
+    let line = line.as_str();
     assert!(
         line.contains("positions with every move settled") && line.contains("50 steps"),
         "{line}"
@@ -131,12 +138,8 @@ fn a_training_run_warm_starts_from_exact_labels() {
         run(&["train", path.to_str().unwrap(), "-q"])
     };
     let out = with_exclude("held", &held_path);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let line = stderr
-        .lines()
-        .find(|l| l.starts_with("warm start: "))
-        .unwrap_or_else(|| panic!("{stderr}"));
+    let line = warm_start_line(&out);
+    let line = line.as_str();
     let left_out = count(line, " left out");
     assert!(left_out > 0, "{line}");
     assert_eq!(

@@ -760,12 +760,7 @@ async fn results_live_game(
             .into_iter()
             .find(|g| g.id == id)
             .ok_or_else(|| ApiError::NotFound(format!("game {id} is not in progress")))?;
-        let spec = game_spec(&live.game)?;
-        let moves: Vec<String> = live.moves.split_whitespace().map(str::to_string).collect();
-        let (start, plies) = with_game!(&spec, game => {
-            views::line(&spec, game, live.start.as_deref(), &moves)
-        })
-        .map_err(|e| ApiError::Unprocessable(format!("game {id} does not replay: {e}")))?;
+        let (start, plies) = replay(id, &live.game, live.start.as_deref(), &live.moves)?;
         Ok(json!({
             "record": live,
             "live": true,
@@ -779,22 +774,28 @@ async fn results_live_game(
     .map(Json)
 }
 
+/// Game `id` (a record's or one in progress) replayed from `start` (the
+/// rules' start when `None`) through `moves`, as records write them.
+fn replay(
+    id: u64,
+    game: &str,
+    start: Option<&str>,
+    moves: &str,
+) -> Result<(views::StateView, Vec<views::PlyView>), ApiError> {
+    let spec = game_spec(game)?;
+    let moves: Vec<String> = moves.split_whitespace().map(str::to_string).collect();
+    with_game!(&spec, game => views::line(&spec, game, start, &moves))
+        .map_err(|e| ApiError::Unprocessable(format!("game {id} does not replay: {e}")))
+}
+
 /// One game of a folder, replayed, with each ply's time, search and note.
 fn game_detail(dir: &std::path::Path, id: u64) -> Result<serde_json::Value, ApiError> {
     let record = results::game(dir, id)?
         .ok_or_else(|| ApiError::NotFound(format!("no game {id} in this folder")))?;
-    let spec = game_spec(&record.game)?;
-    let moves: Vec<String> = record
-        .moves
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    let (start, plies) = with_game!(&spec, game => {
-        views::line(&spec, game, record.start.as_deref(), &moves)
-    })
-    .map_err(|e| ApiError::Unprocessable(format!("game {id} does not replay: {e}")))?;
+    let (start, plies) = replay(id, &record.game, record.start.as_deref(), &record.moves)?;
+    let moves = plies.len();
     let notes = results::game_notes(dir, id)?;
-    let per_ply: Vec<serde_json::Value> = (1..=moves.len())
+    let per_ply: Vec<serde_json::Value> = (1..=moves)
         .map(|ply| {
             let timed = record.timed_index(ply);
             let search = record.search.iter().find(|s| s.ply as usize == ply);

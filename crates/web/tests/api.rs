@@ -991,9 +991,17 @@ fn results_are_listed_reported_filtered_and_replayed() {
     );
     refused(get(&server, "/api/results/game?path=small"), 400, "id");
     refused(get(&server, "/api/results/live-game?path=small"), 400, "id");
-    refused(get(&server, "/api/results/live-game?path=small&id=x"), 400, "id");
+    refused(
+        get(&server, "/api/results/live-game?path=small&id=x"),
+        400,
+        "id",
+    );
     refused(get(&server, "/api/results/live"), 400, "path");
-    refused(get(&server, "/api/results/live?path=small&more=1"), 400, "more");
+    refused(
+        get(&server, "/api/results/live?path=small&more=1"),
+        400,
+        "more",
+    );
 }
 
 #[test]
