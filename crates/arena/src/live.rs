@@ -51,57 +51,72 @@ pub struct LiveRecord {
     pub plies: u32,
 }
 
-/// The game a worker is playing, and when it is next written.
-pub(crate) struct LiveGame {
-    path: PathBuf,
-    record: LiveRecord,
+/// The game a worker is playing, and when it is next written. Nothing is
+/// built for a game until its first write is due (most games of a fast
+/// tournament end before): the file's name and the record's fields come
+/// from `dir`, `worker` and `describe` then.
+pub(crate) struct LiveGame<'a> {
+    dir: &'a Path,
+    worker: usize,
+    describe: &'a dyn Fn() -> LiveRecord,
+    /// The file and what it holds, from the first write on.
+    shown: Option<(PathBuf, LiveRecord)>,
     next: Instant,
     written: bool,
 }
 
-impl LiveGame {
-    /// Game `record` of worker `worker`, begun at `started`, shown in
-    /// `dir` (the live folder) from [`LIVE_EVERY`] after it began.
-    pub(crate) fn new(dir: &Path, worker: usize, record: LiveRecord, started: Instant) -> LiveGame {
+impl<'a> LiveGame<'a> {
+    /// The game of worker `worker` begun at `started`, shown in `dir` (the
+    /// live folder) from [`LIVE_EVERY`] after it began; `describe` gives
+    /// its record's fields (the opening's moves for `moves`).
+    pub(crate) fn new(
+        dir: &'a Path,
+        worker: usize,
+        describe: &'a dyn Fn() -> LiveRecord,
+        started: Instant,
+    ) -> LiveGame<'a> {
         LiveGame {
-            path: dir.join(format!("{worker}.json")),
-            record,
+            dir,
+            worker,
+            describe,
+            shown: None,
             next: started + LIVE_EVERY,
             written: false,
         }
     }
 
-    /// A move was played at `now`; `moves` are the game's moves so far,
-    /// written as records write them (`text`, built only when due).
+    /// A move was played at `now`, the game's `plies`-th; `text` gives the
+    /// moves so far as records write them (called only when due).
     pub(crate) fn moved(&mut self, now: Instant, plies: usize, text: impl FnOnce() -> String) {
         if now < self.next {
             return;
         }
         self.next = now + LIVE_EVERY;
-        self.record.moves = text();
-        self.record.plies = plies as u32;
+        let (dir, worker, describe) = (self.dir, self.worker, self.describe);
+        let (path, record) = self
+            .shown
+            .get_or_insert_with(|| (dir.join(format!("{worker}.json")), describe()));
+        record.moves = text();
+        record.plies = plies as u32;
         // A preview: a failed write is tried again at the next move.
-        if self.write().is_ok() {
+        if write(path, record).is_ok() {
             self.written = true;
         }
     }
 
-    /// Replaces the file whole (a reader never sees half a game).
-    fn write(&self) -> io::Result<()> {
-        let tmp = self.path.with_extension("json.tmp");
-        fs::write(
-            &tmp,
-            serde_json::to_vec(&self.record).map_err(io::Error::other)?,
-        )?;
-        fs::rename(&tmp, &self.path)
-    }
-
     /// The game ended (or was stopped): its file goes.
     pub(crate) fn finish(self) {
-        if self.written {
-            let _ = fs::remove_file(&self.path);
+        if let (true, Some((path, _))) = (self.written, &self.shown) {
+            let _ = fs::remove_file(path);
         }
     }
+}
+
+/// Replaces `path` whole with `record` (a reader never sees half a game).
+fn write(path: &Path, record: &LiveRecord) -> io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    fs::write(&tmp, serde_json::to_vec(record).map_err(io::Error::other)?)?;
+    fs::rename(&tmp, path)
 }
 
 /// The games in progress in results folder `dir`, by id: every file of its
@@ -186,7 +201,8 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let dir = prepare(&root.path().join(LIVE_DIR)).unwrap();
         let t0 = Instant::now();
-        let mut live = LiveGame::new(&dir, 3, record(7), t0);
+        let describe = || record(7);
+        let mut live = LiveGame::new(&dir, 3, &describe, t0);
         live.moved(t0 + Duration::from_millis(10), 1, || "3".into());
         assert!(
             live_games(root.path()).unwrap().is_empty(),

@@ -91,10 +91,10 @@ struct Played {
 
 /// How a game begins: its opening, its seed, and where it is shown while
 /// it is played.
-struct GameStart<'a, S> {
+struct GameStart<'a, 'l, S> {
     opening: &'a Opening<S>,
     seed: u64,
-    live: Option<&'a mut LiveGame>,
+    live: Option<&'a mut LiveGame<'l>>,
 }
 
 /// Plays one game between `seats` (in seat order) after `opening`, ended
@@ -103,7 +103,7 @@ struct GameStart<'a, S> {
 fn play_one<G: Game>(
     game: &G,
     seats: [&mut Seat<G>; 2],
-    start: GameStart<'_, G::State>,
+    start: GameStart<'_, '_, G::State>,
     options: &RunOptions,
     adjudicator: Option<&dyn Adjudicator<G>>,
     stop: &AtomicBool,
@@ -795,7 +795,8 @@ impl<G: Game> Workers<G> {
         guard.build_seats(arena, g);
         let seed = derive_seed(arena.options.seed, g.id);
         let t0 = Instant::now();
-        let mut shown = live.map(|dir| LiveGame::new(dir, worker, arena.live_record(g), t0));
+        let describe = || arena.live_record(g);
+        let mut shown = live.map(|dir| LiveGame::new(dir, worker, &describe, t0));
         let result = guard.play(arena, g, seed, stop, shown.as_mut());
         if let Some(shown) = shown {
             shown.finish();
@@ -856,7 +857,7 @@ impl<G: Game> Worker<G> {
         g: &ScheduledGame,
         seed: u64,
         stop: &AtomicBool,
-        live: Option<&mut LiveGame>,
+        live: Option<&mut LiveGame<'_>>,
     ) -> Result<Option<Played>, ArenaError> {
         let [i, j] = g.seats;
         let start = GameStart {
