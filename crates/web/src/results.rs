@@ -449,7 +449,7 @@ impl Standing {
 pub fn game_page(dir: &Path, filter: &GameFilter) -> Result<GamePage, ApiError> {
     let query = GameQuery::parse(filter)?;
     let log = dir.join(GAMES_FILE);
-    let index = LogIndex::read(&log, &query)?;
+    let mut index = LogIndex::read(&log, &query)?;
     let shown = &index.matched[index.matched.len().min(filter.offset.unwrap_or(0))..];
     let shown = &shown[..shown.len().min(query.limit)];
     let wanted: HashSet<u64> = shown.iter().map(|g| g.0).collect();
@@ -594,10 +594,15 @@ impl LogIndex {
             Some(_) => 2,
         }] += 1;
         for (seat, name) in g.players.iter().enumerate() {
-            let line = self.scores.entry(name.clone()).or_insert_with(|| Standing {
-                agent: name.clone(),
-                ..Standing::default()
-            });
+            // The name is copied once an agent, not once a game.
+            if !self.scores.contains_key(name) {
+                let first = Standing {
+                    agent: name.clone(),
+                    ..Standing::default()
+                };
+                self.scores.insert(name.clone(), first);
+            }
+            let line = self.scores.get_mut(name).expect("inserted above");
             line.games += 1;
             match g.winner {
                 None => line.draws += 1,
@@ -608,8 +613,8 @@ impl LogIndex {
     }
 
     /// The standings, most points first (by share of points, then name).
-    fn standings(&self) -> Vec<Standing> {
-        let mut lines: Vec<Standing> = self.scores.values().cloned().collect();
+    fn standings(&mut self) -> Vec<Standing> {
+        let mut lines: Vec<Standing> = std::mem::take(&mut self.scores).into_values().collect();
         let share = |s: &Standing| s.points() / f64::from(s.games.max(1));
         lines.sort_by(|a, b| {
             share(b)
