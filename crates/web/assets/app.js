@@ -455,7 +455,7 @@ function renderPlay() {
       text: `${i + 1}. P${p.player} ${p.move}${p.extra_turn ? '+' : ''}${note && note.blunder ? '??' : lost ? '?' : ''}`,
     }));
   }));
-  renderJudged();
+  renderJudged(notes);
   const nt = $('notice');
   nt.textContent = play.notice ? play.notice.text : '';
   nt.dataset.kind = play.notice ? play.notice.kind : '';
@@ -782,8 +782,8 @@ function judgedNotes() {
 // The value graph (player 0's value after each move: up is good for
 // player 0; hollow points are estimates, red ones blunders; a point shows
 // the position after its move) and the summary under it.
-function renderJudged() {
-  const notes = judgedNotes(), svg = $('judge-graph'), out = $('judge-out');
+function renderJudged(notes = judgedNotes()) {
+  const svg = $('judge-graph'), out = $('judge-out');
   // An SVG element has no `hidden` property: the attribute itself.
   svg.toggleAttribute('hidden', !notes.length);
   out.hidden = !notes.length;
