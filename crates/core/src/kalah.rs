@@ -163,17 +163,19 @@ impl KalahRules {
         ring::row_start(self.n(), p)
     }
 
-    #[inline(always)]
-    fn row_mask(&self, cells: &Cells, p: usize) -> u32 {
-        ring::row_mask(cells, self.n(), p)
-    }
-
     /// Sets the player to move after a turn, or ends the game.
     #[inline(always)]
     fn finish_turn(&self, state: &mut KalahState, next: usize) {
-        let next_mask = self.row_mask(&state.cells, next);
+        let masks = ring::row_masks(&state.cells, self.n());
+        self.finish_turn_with(state, next, masks);
+    }
+
+    /// [`Self::finish_turn`] given each player's non-empty pits.
+    #[inline(always)]
+    fn finish_turn_with(&self, state: &mut KalahState, next: usize, masks: [u32; 2]) {
+        let next_mask = masks[next];
         let over = match self.game_end {
-            GameEnd::Immediate => next_mask == 0 || self.row_mask(&state.cells, next ^ 1) == 0,
+            GameEnd::Immediate => next_mask == 0 || masks[next ^ 1] == 0,
             GameEnd::Delayed => next_mask == 0,
         };
         if over {
@@ -312,6 +314,10 @@ impl Game for KalahRules {
             self.finish_turn(state, p);
             return;
         }
+        // The rows' masks are read before a capture's byte stores and
+        // mended after them: read after, they would wait for those stores
+        // (a load over bytes just stored one by one is not forwarded).
+        let mut masks = ring::row_masks(&state.cells, n);
         if pos >= base && pos < own_store && state.cells[pos] == 1 {
             let opposite = ring::opposite(n, pos);
             let captured = state.cells[opposite];
@@ -319,9 +325,11 @@ impl Game for KalahRules {
                 state.cells[own_store] += captured + 1;
                 state.cells[opposite] = 0;
                 state.cells[pos] = 0;
+                masks[p] &= !(1 << (pos - base));
+                masks[p ^ 1] &= !(1 << (opposite - self.row_start(p ^ 1)));
             }
         }
-        self.finish_turn(state, p ^ 1);
+        self.finish_turn_with(state, p ^ 1, masks);
     }
 
     fn outcome(&self, state: &KalahState) -> Option<Outcome> {
