@@ -232,7 +232,6 @@ pub fn random_playout<G: Game, R: Rng + ?Sized>(
         .expect("a game with no legal move is over")
 }
 
-/// Shared by the games: fills `out` from a mover-relative view of the board.
 /// The most moves a round of a sowing game can last, where every move
 /// either puts a seed in a store or only moves seeds of the mover's own row
 /// towards their store (Kalah, and Congkak's rounds), with `seeds` on a
@@ -250,6 +249,9 @@ pub(crate) fn sowing_game_bound(pits: usize, seeds: usize) -> u64 {
     seeds + (seeds + 1) * seeds * pits.saturating_sub(1)
 }
 
+/// Fills `out` from a mover-relative view of the board, as
+/// [`Game::observe`] lays it out: shared by the games.
+#[inline]
 pub(crate) fn write_observation(
     out: &mut [f32],
     own: &[u8],
@@ -258,8 +260,30 @@ pub(crate) fn write_observation(
     extra: f32,
     total: usize,
 ) {
-    let n = own.len();
     let scale = 1.0 / total.max(1) as f32;
+    // The usual rows with their length known to the compiler: the
+    // conversions are then a few vector instructions, not a loop a pit at
+    // a time (a batched environment writes an observation a game a step).
+    match own.len() {
+        4 => fill_observation(out, &own[..4], &opp[..4], stores, extra, scale),
+        5 => fill_observation(out, &own[..5], &opp[..5], stores, extra, scale),
+        6 => fill_observation(out, &own[..6], &opp[..6], stores, extra, scale),
+        7 => fill_observation(out, &own[..7], &opp[..7], stores, extra, scale),
+        _ => fill_observation(out, own, opp, stores, extra, scale),
+    }
+}
+
+#[inline(always)]
+fn fill_observation(
+    out: &mut [f32],
+    own: &[u8],
+    opp: &[u8],
+    stores: [u8; 2],
+    extra: f32,
+    scale: f32,
+) {
+    let n = own.len();
+    let out = &mut out[..2 * n + 3];
     for (o, &s) in out[..n].iter_mut().zip(own) {
         *o = f32::from(s) * scale;
     }
@@ -321,7 +345,7 @@ pub(crate) fn nonzero_mask(cells: &[u8], start: usize, len: usize) -> u32 {
 
 /// Bit `k` set for each non-zero byte `k` of `w`.
 #[inline(always)]
-fn nonzero_bytes(w: u64) -> u32 {
+pub(crate) fn nonzero_bytes(w: u64) -> u32 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // A byte's high bit ends up set when the byte is non-zero.
