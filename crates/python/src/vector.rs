@@ -110,8 +110,9 @@ struct Games<G: Game> {
 struct Row<'a> {
     observation: &'a mut [f32],
     legal: &'a mut [bool],
-    rewards: &'a mut [f32],
-    margins: &'a mut [f32],
+    /// Fixed-size rows: a fill of a slice of unknown length is a call.
+    rewards: &'a mut [f32; 2],
+    margins: &'a mut [f32; 2],
     terminated: &'a mut bool,
     to_move: &'a mut i8,
 }
@@ -119,8 +120,8 @@ struct Row<'a> {
 impl Row<'_> {
     /// A game that goes on (or sat the step out): no reward.
     fn no_result(&mut self) {
-        self.rewards.fill(0.0);
-        self.margins.fill(0.0);
+        *self.rewards = [0.0; 2];
+        *self.margins = [0.0; 2];
         *self.terminated = false;
     }
 }
@@ -325,8 +326,8 @@ impl<G: Game> Games<G> {
             .observations
             .chunks_mut(width)
             .zip(out.legal.chunks_mut(actions))
-            .zip(out.rewards.chunks_mut(2))
-            .zip(out.margins.chunks_mut(2))
+            .zip(out.rewards.as_chunks_mut::<2>().0)
+            .zip(out.margins.as_chunks_mut::<2>().0)
             .zip(out.terminated.iter_mut())
             .zip(out.to_move.iter_mut());
         let games = states.iter_mut().zip(episodes.iter_mut());
@@ -358,10 +359,9 @@ impl<G: Game> Games<G> {
             row.no_result();
             return false;
         };
-        row.rewards
-            .copy_from_slice(&crate::position::returns(Some(outcome)));
+        *row.rewards = crate::position::returns(Some(outcome));
         let margin = outcome.margin() as f32;
-        row.margins.copy_from_slice(&[margin, -margin]);
+        *row.margins = [margin, -margin];
         *row.terminated = true;
         true
     }
