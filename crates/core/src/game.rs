@@ -141,6 +141,16 @@ pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
         Ok(())
     }
 
+    /// What `mv` adds to the mover's store (or captures), told without
+    /// playing it, for a move that ends the turn and leaves the game going;
+    /// `None` when that cannot be told at a glance (the move may earn
+    /// another turn or end the game, or these rules have no shortcut): play
+    /// it to know. A shortcut for agents that weigh every move by its gain
+    /// (greedy); a game without one answers `None`.
+    fn store_gain(&self, _state: &Self::State, _mv: Move) -> Option<i32> {
+        None
+    }
+
     /// The result, once the game is over.
     fn outcome(&self, state: &Self::State) -> Option<Outcome>;
 

@@ -332,6 +332,66 @@ impl Game for KalahRules {
         self.finish_turn_with(state, p ^ 1, masks);
     }
 
+    /// Counts the seeds that reach the store and a capture's from the
+    /// pit's seed count, without sowing. Seen from the mover, the sowing
+    /// goes round `lap = 2n + 1` places (own pits `0..n`, own store `n`,
+    /// the opponent's pits `n + 1..=2n`), the `k`-th seed from pit `i` to
+    /// place `(i + k) % lap`. A game can end only when a row empties; rows
+    /// only gain seeds but for the pit sown and a capture's two pits, and a
+    /// capture takes an own pit that was empty and one opposite: with
+    /// another non-empty own pit and two non-empty opposite ones, both rows
+    /// keep seeds.
+    fn store_gain(&self, state: &KalahState, mv: Move) -> Option<i32> {
+        let Move::Pit(i) = mv else {
+            return None;
+        };
+        let (n, i, p) = (self.n(), usize::from(i), state.to_move as usize);
+        let own_pits = state.legal & ((1 << n) - 1);
+        let other_pits =
+            (ring::nonzero_cells(&state.cells, n) >> self.row_start(p ^ 1)) & ((1 << n) - 1);
+        if own_pits & !(1 << i) == 0 || other_pits.count_ones() < 2 {
+            return None;
+        }
+        let base = self.row_start(p);
+        let seeds = usize::from(state.cells[base + i]);
+        let lap = 2 * n + 1;
+        // No division for the usual pit of fewer seeds than a lap.
+        let (laps, rest) = if seeds < lap {
+            (0, seeds)
+        } else {
+            (seeds / lap, seeds % lap)
+        };
+        let mut last = i + rest;
+        if last >= lap {
+            last -= lap;
+        }
+        if last == n {
+            return None; // another turn
+        }
+        // Seeds that fall on place `r`: one a lap, and one more if it is
+        // among the first `rest` places after the pit.
+        let sown = |r: usize| {
+            let after = if r > i { r - i } else { r + lap - i };
+            laps + usize::from(after <= rest)
+        };
+        let mut gain = sown(n);
+        if last < n {
+            let before = if last == i {
+                0
+            } else {
+                usize::from(state.cells[base + last])
+            };
+            if before + sown(last) == 1 {
+                let opposite = ring::opposite(n, base + last);
+                let captured = usize::from(state.cells[opposite]) + sown(2 * n - last);
+                if captured > 0 || self.empty_capture {
+                    gain += captured + 1;
+                }
+            }
+        }
+        Some(gain as i32)
+    }
+
     fn outcome(&self, state: &KalahState) -> Option<Outcome> {
         (state.to_move == OVER).then(|| Outcome {
             scores: self.scores(state),

@@ -353,6 +353,13 @@ proptest! {
     }
 
     #[test]
+    fn kalah_store_gain_is_what_playing_gains(rules in kalah_rules(), seed in any::<u64>()) {
+        random_game(&rules, seed, |state, _| {
+            check_store_gains(&rules, state);
+        });
+    }
+
+    #[test]
     fn observation_matches_setup(spec in any_spec(), seed in any::<u64>()) {
         match spec {
             GameSpec::Kalah(g) => observation_is_well_formed(&g, seed),
@@ -474,5 +481,61 @@ fn random_playout_ends_every_variant() {
                 assert_eq!(Some(out), game.outcome(&state));
             });
         }
+    }
+}
+
+/// Checks [`Game::store_gain`] on every legal move of `state` against
+/// playing it: where it answers, the move ends the turn, the game goes on
+/// and the mover's store grows by the answer. Returns the moves it
+/// answered and the moves.
+fn check_store_gains<G: Game>(game: &G, state: &G::State) -> (usize, usize) {
+    let (mut answered, mut moves) = (0, 0);
+    let Some(mover) = game.to_move(state) else {
+        return (0, 0);
+    };
+    for mv in game.legal_moves(state) {
+        moves += 1;
+        let Some(gain) = game.store_gain(state, mv) else {
+            continue;
+        };
+        answered += 1;
+        let mut next = state.clone();
+        game.play_unchecked(&mut next, mv);
+        let setup = game.setup(state);
+        assert_eq!(
+            game.to_move(&next),
+            Some(mover.opponent()),
+            "{setup}, move {mv}"
+        );
+        let grown = i32::from(game.scores(&next)[mover]) - i32::from(game.scores(state)[mover]);
+        assert_eq!(gain, grown, "{setup}, move {mv}");
+    }
+    (answered, moves)
+}
+
+#[test]
+fn kalah_store_gain_answers_most_moves_of_real_games() {
+    // Standard play, laps (20 seeds a pit go round a 6-pit board) and
+    // captures of empty pits.
+    for spec in [
+        "kalah",
+        "kalah:pits=6,seeds=20",
+        "kalah:pits=4,seeds=3,empty_capture=true,pie=true",
+    ] {
+        let GameSpec::Kalah(rules) = spec.parse::<GameSpec>().unwrap() else {
+            unreachable!()
+        };
+        let (mut answered, mut moves) = (0, 0);
+        for seed in 0..200 {
+            random_game(&rules, seed, |state, _| {
+                let (a, m) = check_store_gains(&rules, state);
+                answered += a;
+                moves += m;
+            });
+        }
+        assert!(
+            answered * 2 > moves,
+            "{spec}: {answered} of {moves} moves answered"
+        );
     }
 }
