@@ -341,6 +341,7 @@ impl Game for KalahRules {
     /// capture takes an own pit that was empty and one opposite: with
     /// another non-empty own pit and two non-empty opposite ones, both rows
     /// keep seeds.
+    #[inline]
     fn store_gain(&self, state: &KalahState, mv: Move) -> Option<i32> {
         let Move::Pit(i) = mv else {
             return None;
