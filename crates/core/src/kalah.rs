@@ -375,22 +375,21 @@ impl Game for KalahRules {
             let after = if r > i { r - i } else { r + lap - i };
             laps + usize::from(after <= rest)
         };
-        let mut gain = sown(n);
-        if last < n {
-            let before = if last == i {
-                0
-            } else {
-                usize::from(state.cells[base + last])
-            };
-            if before + sown(last) == 1 {
-                let opposite = ring::opposite(n, base + last);
-                let captured = usize::from(state.cells[opposite]) + sown(2 * n - last);
-                if captured > 0 || self.empty_capture {
-                    gain += captured + 1;
-                }
-            }
-        }
-        Some(gain as i32)
+        // A capture, reckoned whatever the last place, without a branch on
+        // it (it goes either way at random in play): the own pit `at`
+        // (pit 0 when the last seed fell past the store, which the test
+        // then rules out) was empty and gets the last seed only.
+        let in_row = last < n;
+        let at = if in_row { last } else { 0 };
+        let before = if at == i {
+            0
+        } else {
+            usize::from(state.cells[base + at])
+        };
+        let lands_alone = in_row & (before + sown(at) == 1);
+        let captured = usize::from(state.cells[ring::opposite(n, base + at)]) + sown(2 * n - at);
+        let takes = lands_alone & ((captured > 0) | self.empty_capture);
+        Some((sown(n) + usize::from(takes) * (captured + 1)) as i32)
     }
 
     fn outcome(&self, state: &KalahState) -> Option<Outcome> {
