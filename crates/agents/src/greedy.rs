@@ -1,6 +1,6 @@
 //! The `greedy` agent: the most seeds this turn.
 
-use mancala_core::{Game, Move, MoveSet, Player};
+use mancala_core::{Game, Move, MoveSet, Player, MAX_PITS};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -14,6 +14,9 @@ use crate::{Agent, AgentError, SearchInfo, StopCondition};
 pub struct Greedy {
     rng: SmallRng,
     info: SearchInfo,
+    /// Where the turn goes on after the move chosen, if it earned another
+    /// turn: the next choice, weighed already.
+    next: Option<NextChoice>,
 }
 
 impl Greedy {
@@ -22,8 +25,42 @@ impl Greedy {
         Greedy {
             rng: SmallRng::seed_from_u64(0),
             info: SearchInfo::default(),
+            next: None,
         }
     }
+}
+
+/// A position that a turn reaches by a move that earns another turn, with
+/// what each of its moves gains to the end of the turn, found while the move
+/// was weighed. When the agent is then asked to move there, the answer is
+/// the same as weighing it afresh (which would look at those positions
+/// again, a third of a greedy turn's work in Kalah), so it is not weighed
+/// again. Kept only where no part of the turn was cut at [`TURN_WIDTH`]:
+/// weighed from the root the turn has more move sequences than from here,
+/// so a cut could fall differently.
+#[derive(Debug, Clone, Copy)]
+struct NextChoice {
+    /// The position's key and moves: a position asked about is this one
+    /// when both agree (no moves: nothing kept).
+    key: u64,
+    legal: MoveSet,
+    /// Each move's gain, by action index.
+    gains: [i32; MAX_PITS + 1],
+}
+
+impl NextChoice {
+    const NONE: NextChoice = NextChoice {
+        key: 0,
+        legal: MoveSet::from_bits(0),
+        gains: [0; MAX_PITS + 1],
+    };
+}
+
+/// The moves weighed in a choice and whether a turn was cut.
+#[derive(Debug, Default)]
+struct Walk {
+    nodes: u64,
+    cut: bool,
 }
 
 impl Default for Greedy {
@@ -51,19 +88,25 @@ pub(crate) fn turn_gain<G: Game>(
     nodes: &mut u64,
 ) -> i32 {
     let width = game.legal_moves(state).len() as u32;
-    gain_within(game, state, mv, mover, width, nodes)
+    let mut walk = Walk::default();
+    let gain = gain_within(game, state, mv, mover, width, &mut walk, None);
+    *nodes += walk.nodes;
+    gain
 }
 
 /// [`turn_gain`] for a move chosen among `width` move sequences of the turn.
+/// With `record` (its moves empty), a move that earns another turn leaves
+/// there the choice it leads to, if no part of that turn was cut.
 fn gain_within<G: Game>(
     game: &G,
     state: &G::State,
     mv: Move,
     mover: Player,
     width: u32,
-    nodes: &mut u64,
+    walk: &mut Walk,
+    mut record: Option<&mut NextChoice>,
 ) -> i32 {
-    *nodes += 1;
+    walk.nodes += 1;
     if let Some(gain) = game.store_gain(state, mv) {
         // A move that ends the turn, its gain told without playing it.
         return gain;
@@ -72,16 +115,31 @@ fn gain_within<G: Game>(
     let mut next = state.clone();
     game.play_unchecked(&mut next, mv);
     let gain = i32::from(game.scores(&next)[mover]) - before;
-    if width > TURN_WIDTH || game.to_move(&next) != Some(mover) {
+    if game.to_move(&next) != Some(mover) {
+        return gain;
+    }
+    if width > TURN_WIDTH {
+        walk.cut = true;
         return gain;
     }
     let legal = game.legal_moves(&next);
     let wider = width * legal.len() as u32;
-    gain + legal
-        .into_iter()
-        .map(|m| gain_within(game, &next, m, mover, wider, nodes))
-        .max()
-        .unwrap_or(0)
+    let was_cut = std::mem::take(&mut walk.cut);
+    let pits = game.pits();
+    let mut best = None;
+    for m in legal {
+        let g = gain_within(game, &next, m, mover, wider, walk, None);
+        if let Some(record) = record.as_deref_mut() {
+            record.gains[m.action_index(pits)] = g;
+        }
+        best = best.max(Some(g));
+    }
+    if let Some(record) = record.filter(|_| !walk.cut) {
+        record.key = game.key(&next);
+        record.legal = legal;
+    }
+    walk.cut |= was_cut;
+    gain + best.unwrap_or(0)
 }
 
 impl<G: Game> Agent<G> for Greedy {
@@ -100,6 +158,8 @@ impl<G: Game> Agent<G> for Greedy {
         "greedy".into()
     }
 
+    /// Reseeds the tie-breaks. The next choice weighed already is kept: it
+    /// is what weighing that position gives, whatever the game.
     fn new_game(&mut self, seed: u64) {
         self.rng = SmallRng::seed_from_u64(seed);
     }
@@ -112,11 +172,39 @@ impl<G: Game> Agent<G> for Greedy {
         _stop: StopCondition<'_>,
     ) -> Result<Move, AgentError> {
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
-        let mut nodes = 0;
+        let legal = game.legal_moves(state);
+        let pits = game.pits();
+        let weighed = self
+            .next
+            .as_ref()
+            .filter(|next| next.legal == legal && next.key == game.key(state));
+        let width = legal.len() as u32;
+        let mut walk = Walk::default();
         let mut best = MoveSet::default();
         let mut best_gain = i32::MIN;
-        for mv in game.legal_moves(state) {
-            let gain = turn_gain(game, state, mv, mover, &mut nodes);
+        // The choices that the moves earning another turn lead to (a few
+        // at most: the rest are not kept).
+        let mut leads = [(Move::Pit(0), NextChoice::NONE); 4];
+        let mut kept = 0;
+        for mv in legal {
+            let gain = match weighed {
+                Some(next) => next.gains[mv.action_index(pits)],
+                None => {
+                    let lead = leads.get_mut(kept).map(|(m, lead)| {
+                        *m = mv;
+                        lead.legal = MoveSet::default();
+                        lead
+                    });
+                    let gain = gain_within(game, state, mv, mover, width, &mut walk, lead);
+                    if leads
+                        .get(kept)
+                        .is_some_and(|(_, lead)| !lead.legal.is_empty())
+                    {
+                        kept += 1;
+                    }
+                    gain
+                }
+            };
             if gain > best_gain {
                 best_gain = gain;
                 best = MoveSet::default();
@@ -126,8 +214,12 @@ impl<G: Game> Agent<G> for Greedy {
             }
         }
         let mv = best.nth(self.rng.random_range(0..best.len()));
+        self.next = leads[..kept]
+            .iter()
+            .find(|(m, _)| *m == mv)
+            .map(|(_, next)| *next);
         self.info = SearchInfo {
-            nodes,
+            nodes: walk.nodes,
             depth: 1,
             value: Some(f64::from(best_gain)),
             // The turn's gain is no search's estimate: records keep

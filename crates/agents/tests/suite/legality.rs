@@ -417,6 +417,62 @@ fn greedy_breaks_ties_by_seed_reproducibly() {
 // Random
 
 /// Draws `n` moves at `state`: `per_seed` draws per seed, seeds 0, 1, ...
+/// Greedy keeps the next choice of its own turn, weighed with the move
+/// that leads there; the moves and values must be those of weighing it
+/// afresh. Kalah's turns are short; Congkak's often pass the width bound,
+/// where nothing may be kept.
+#[test]
+fn greedy_chooses_as_afresh_when_its_turn_goes_on() {
+    fn check<G: Game>(game: &G, games: u64) -> (u32, u32) {
+        let spec: AgentSpec = "greedy".parse().unwrap();
+        let mut kept = spec.build::<G>();
+        let (mut goes_on, mut from_memory) = (0, 0);
+        for seed in 0..games {
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut state = game.start();
+            let mut last = None;
+            while let Some(mover) = game.to_move(&state) {
+                let mv = if mover == Player::ONE {
+                    let choice_seed = rng.random::<u64>();
+                    let mut fresh = spec.build::<G>();
+                    fresh.new_game(choice_seed);
+                    kept.new_game(choice_seed);
+                    let mv = kept.choose(game, &state).unwrap();
+                    assert_eq!(
+                        fresh.choose(game, &state).unwrap(),
+                        mv,
+                        "{}",
+                        game.setup(&state)
+                    );
+                    assert_eq!(fresh.info().value, kept.info().value);
+                    if last == Some(mover) {
+                        goes_on += 1;
+                        from_memory += u32::from(kept.info().nodes == 0);
+                    }
+                    mv
+                } else {
+                    let legal = game.legal_moves(&state);
+                    legal.nth(rng.random_range(0..legal.len()))
+                };
+                last = Some(mover);
+                game.play_unchecked(&mut state, mv);
+            }
+        }
+        (goes_on, from_memory)
+    }
+    let (goes_on, from_memory) = check(&KalahRules::default(), 200);
+    assert!(from_memory * 2 > goes_on, "{from_memory} of {goes_on}");
+    let congkak: GameSpec = "congkak".parse().unwrap();
+    let GameSpec::Congkak(congkak) = congkak else {
+        unreachable!()
+    };
+    let (goes_on, from_memory) = check(&congkak, 20);
+    assert!(
+        goes_on > 0 && from_memory < goes_on,
+        "{from_memory} of {goes_on}"
+    );
+}
+
 fn draw_counts<G: Game>(game: &G, state: &G::State, n: u32, per_seed: u32) -> BTreeMap<Move, u32> {
     let mut agent = "random".parse::<AgentSpec>().unwrap().build::<G>();
     let mut counts = BTreeMap::new();
