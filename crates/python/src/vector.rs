@@ -202,10 +202,20 @@ impl<G: Game> Games<G> {
     }
 
     /// Plays the opponent's moves in `slot` (extra turns too) until the
-    /// learner is to move or the game is over. Each move is chosen afresh
-    /// from a seed of the batch's, the slot, its game count, the call and
-    /// the move's rank in it: the same at any thread count.
+    /// learner is to move or the game is over, with an opponent.
+    #[inline]
     fn opponent_moves(&self, slot: &mut Slot<'_, G>, cancel: &AtomicBool) -> Result<(), String> {
+        if slot.opponent.is_none() {
+            // A step without an opponent: no call for each game.
+            return Ok(());
+        }
+        self.play_opponent(slot, cancel)
+    }
+
+    /// [`Self::opponent_moves`] with an opponent. Each move is chosen
+    /// afresh from a seed of the batch's, the slot, its game count, the
+    /// call and the move's rank in it: the same at any thread count.
+    fn play_opponent(&self, slot: &mut Slot<'_, G>, cancel: &AtomicBool) -> Result<(), String> {
         let (Some(agent), Some(seat)) = (slot.opponent.as_deref_mut(), self.seat(slot.index))
         else {
             return Ok(());
