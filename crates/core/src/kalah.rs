@@ -121,6 +121,7 @@ impl KalahRules {
             cells: ring::from_rows(rows, stores, self.n()),
             to_move: OVER,
             legal: 0,
+            waiting: 0,
             pie_pending: false,
         };
         self.finish_turn(&mut state, mover.index());
@@ -184,6 +185,7 @@ impl KalahRules {
         }
         state.to_move = next as u8;
         state.legal = next_mask;
+        state.waiting = masks[next ^ 1] as u16;
         if state.pie_pending && next == 1 {
             state.legal |= SWAP_BIT;
         }
@@ -194,6 +196,7 @@ impl KalahRules {
         ring::sweep(&mut state.cells, self.n(), self.leftover == Leftover::Owner);
         state.to_move = OVER;
         state.legal = 0;
+        state.waiting = 0;
         // A game can end during player 0's opening turn: no swap is pending
         // in a finished game (as `from_setup` builds it).
         state.pie_pending = false;
@@ -230,6 +233,9 @@ pub struct KalahState {
     to_move: u8,
     /// Legal moves of the player to move (a cache of the board, kept in step).
     legal: u32,
+    /// The other player's non-empty pits (a cache too: greedy's store
+    /// gains ask it for every move they weigh).
+    waiting: u16,
     /// The swap is still to be offered to player 1 (pie rule).
     pie_pending: bool,
 }
@@ -274,6 +280,7 @@ impl Game for KalahRules {
             cells,
             to_move: 0,
             legal: (1u32 << n) - 1,
+            waiting: (1u16 << n) - 1,
             pie_pending: self.pie,
         }
     }
@@ -348,8 +355,7 @@ impl Game for KalahRules {
         };
         let (n, i, p) = (self.n(), usize::from(i), state.to_move as usize);
         let own_pits = state.legal & ((1 << n) - 1);
-        let other_pits =
-            (ring::nonzero_cells(&state.cells, n) >> self.row_start(p ^ 1)) & ((1 << n) - 1);
+        let other_pits = u32::from(state.waiting);
         if own_pits & !(1 << i) == 0 || other_pits.count_ones() < 2 {
             return None;
         }
@@ -437,6 +443,7 @@ impl Game for KalahRules {
             cells: ring::from_setup(setup, n),
             to_move: OVER,
             legal: 0,
+            waiting: 0,
             pie_pending: setup.swap_available,
         };
         let empty = |p: Player| setup.rows[p].iter().all(|&s| s == 0);
