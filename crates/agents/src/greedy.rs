@@ -14,9 +14,14 @@ use crate::{Agent, AgentError, SearchInfo, StopCondition};
 pub struct Greedy {
     rng: SmallRng,
     info: SearchInfo,
+    /// The choices that the moves earning another turn lead to, found in
+    /// the last choice (the first few such moves; the rest are not kept).
+    /// Held here rather than made afresh for each choice: filling an array
+    /// on the stack each time cost a fifth of a choice.
+    leads: [NextChoice; 4],
     /// Where the turn goes on after the move chosen, if it earned another
-    /// turn: the next choice, weighed already.
-    next: Option<NextChoice>,
+    /// turn: the next choice, weighed already (an index into `leads`).
+    next: Option<usize>,
 }
 
 impl Greedy {
@@ -25,7 +30,26 @@ impl Greedy {
         Greedy {
             rng: SmallRng::seed_from_u64(0),
             info: SearchInfo::default(),
+            leads: [NextChoice::NONE; 4],
             next: None,
+        }
+    }
+}
+
+/// The best moves of a choice so far, and their gain.
+struct Best {
+    gain: i32,
+    moves: MoveSet,
+}
+
+impl Best {
+    fn offer(&mut self, mv: Move, gain: i32) {
+        if gain > self.gain {
+            self.gain = gain;
+            self.moves = MoveSet::default();
+        }
+        if gain == self.gain {
+            self.moves.insert(mv);
         }
     }
 }
@@ -40,6 +64,8 @@ impl Greedy {
 /// so a cut could fall differently.
 #[derive(Debug, Clone, Copy)]
 struct NextChoice {
+    /// The move that leads there.
+    after: Move,
     /// The position's key and moves: a position asked about is this one
     /// when both agree (no moves: nothing kept).
     key: u64,
@@ -50,6 +76,7 @@ struct NextChoice {
 
 impl NextChoice {
     const NONE: NextChoice = NextChoice {
+        after: Move::Pit(0),
         key: 0,
         legal: MoveSet::from_bits(0),
         gains: [0; MAX_PITS + 1],
@@ -174,50 +201,41 @@ impl<G: Game> Agent<G> for Greedy {
         let mover = game.to_move(state).ok_or(AgentError::GameOver)?;
         let legal = game.legal_moves(state);
         let pits = game.pits();
-        let weighed = self
-            .next
-            .as_ref()
-            .filter(|next| next.legal == legal && next.key == game.key(state));
-        let width = legal.len() as u32;
+        let remembered = self.next.take().filter(|&i| {
+            let next = &self.leads[i];
+            next.legal == legal && next.key == game.key(state)
+        });
         let mut walk = Walk::default();
-        let mut best = MoveSet::default();
-        let mut best_gain = i32::MIN;
-        // The choices that the moves earning another turn lead to (a few
-        // at most: the rest are not kept).
-        let mut leads = [(Move::Pit(0), NextChoice::NONE); 4];
+        let mut best = Best {
+            gain: i32::MIN,
+            moves: MoveSet::default(),
+        };
         let mut kept = 0;
-        for mv in legal {
-            let gain = match weighed {
-                Some(next) => next.gains[mv.action_index(pits)],
-                None => {
-                    let lead = leads.get_mut(kept).map(|(m, lead)| {
-                        *m = mv;
+        match remembered {
+            Some(i) => {
+                for mv in legal {
+                    best.offer(mv, self.leads[i].gains[mv.action_index(pits)]);
+                }
+            }
+            None => {
+                let width = legal.len() as u32;
+                for mv in legal {
+                    let lead = self.leads.get_mut(kept).map(|lead| {
+                        lead.after = mv;
                         lead.legal = MoveSet::default();
                         lead
                     });
                     let gain = gain_within(game, state, mv, mover, width, &mut walk, lead);
-                    if leads
-                        .get(kept)
-                        .is_some_and(|(_, lead)| !lead.legal.is_empty())
-                    {
+                    if self.leads.get(kept).is_some_and(|l| !l.legal.is_empty()) {
                         kept += 1;
                     }
-                    gain
+                    best.offer(mv, gain);
                 }
-            };
-            if gain > best_gain {
-                best_gain = gain;
-                best = MoveSet::default();
-            }
-            if gain == best_gain {
-                best.insert(mv);
             }
         }
-        let mv = best.nth(self.rng.random_range(0..best.len()));
-        self.next = leads[..kept]
-            .iter()
-            .find(|(m, _)| *m == mv)
-            .map(|(_, next)| *next);
+        let mv = best.moves.nth(self.rng.random_range(0..best.moves.len()));
+        self.next = self.leads[..kept].iter().position(|l| l.after == mv);
+        let best_gain = best.gain;
         self.info = SearchInfo {
             nodes: walk.nodes,
             depth: 1,
