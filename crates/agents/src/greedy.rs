@@ -220,11 +220,11 @@ impl<G: Game> Agent<G> for Greedy {
             None => {
                 let width = legal.len() as u32;
                 for mv in legal {
-                    let lead = self.leads.get_mut(kept).map(|lead| {
+                    if let Some(lead) = self.leads.get_mut(kept) {
                         lead.after = mv;
                         lead.legal = MoveSet::default();
-                        lead
-                    });
+                    }
+                    let lead = self.leads.get_mut(kept);
                     let gain = gain_within(game, state, mv, mover, width, &mut walk, lead);
                     if self.leads.get(kept).is_some_and(|l| !l.legal.is_empty()) {
                         kept += 1;
