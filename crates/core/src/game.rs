@@ -310,15 +310,25 @@ fn fill_observation(
 /// chained hash, a small number) cannot cancel against the data.
 #[inline]
 pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = avalanche(seed.wrapping_add(K));
-    for chunk in bytes.chunks(8) {
+    let words = bytes.chunks(8).map(|chunk| {
         let mut word = [0u8; 8];
         word[..chunk.len()].copy_from_slice(chunk);
-        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        u64::from_le_bytes(word)
+    });
+    hash_words(words, bytes.len(), seed)
+}
+
+/// [`hash_bytes`] of `len` bytes given as little-endian 8-byte words (the
+/// last one zero-padded), for callers that have the words at hand.
+#[inline]
+pub(crate) fn hash_words(words: impl IntoIterator<Item = u64>, len: usize, seed: u64) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = avalanche(seed.wrapping_add(K));
+    for word in words {
+        h = (h ^ word).wrapping_mul(K);
         h ^= h >> 29;
     }
-    avalanche(h ^ bytes.len() as u64)
+    avalanche(h ^ len as u64)
 }
 
 /// The splitmix64 finaliser: every input bit affects every output bit.

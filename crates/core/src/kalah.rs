@@ -312,19 +312,26 @@ impl Game for KalahRules {
         };
         let base = self.row_start(p);
         let own_store = base + n;
-        let pos = ring::sow(&mut state.cells, n, base + pit, ring::store(n, p ^ 1));
+        let (start, skip) = (base + pit, ring::store(n, p ^ 1));
+        // The rows' non-empty pits after the move, from those before (kept
+        // in the state) and the cells the sowing reaches, without reading
+        // the ring just written: a load over bytes just stored waits for
+        // them when it is not the same size and place.
+        let row = (1 << n) - 1;
+        let before =
+            (state.legal & row) << base | u32::from(state.waiting) << self.row_start(p ^ 1);
+        let sown = ring::sown_cells(n, start, skip, usize::from(state.cells[start]));
+        let pos = ring::sow(&mut state.cells, n, start, skip);
+        let nonzero = (before & !(1 << start)) | sown;
+        let mut masks = [0, 1].map(|q| (nonzero >> self.row_start(q)) & row);
 
         if p == 1 {
             state.pie_pending = false;
         }
         if pos == own_store {
-            self.finish_turn(state, p);
+            self.finish_turn_with(state, p, masks);
             return;
         }
-        // The rows' masks are read before a capture's byte stores and
-        // mended after them: read after, they would wait for those stores
-        // (a load over bytes just stored one by one is not forwarded).
-        let mut masks = ring::row_masks(&state.cells, n);
         if pos >= base && pos < own_store && state.cells[pos] == 1 {
             let opposite = ring::opposite(n, pos);
             let captured = state.cells[opposite];

@@ -7,7 +7,7 @@
 //! player `p`'s pits are `p * (n + 1) ..`, their store follows their last
 //! pit, and pit `k` of the ring faces pit `2n - k`.
 
-use crate::game::{hash_bytes, nonzero_bytes, write_observation};
+use crate::game::{hash_words, nonzero_bytes, write_observation};
 use crate::{ByPlayer, Player, Setup, MAX_PITS};
 
 /// Cells of the ring for the largest board.
@@ -130,13 +130,43 @@ pub(crate) fn sweep(cells: &mut Cells, n: usize, to_owner: bool) {
 /// A 64-bit key of the ring and up to eight more bytes of state (who is to
 /// move, flags), hashed as data after the ring: XORed into the seed they
 /// would cancel against the first pits' bytes.
+///
+/// The value is [`crate::game::hash_bytes`] of the ring's `2n + 2` cells and the tail,
+/// computed from the ring's 8-byte words with the tail put in after the
+/// ring's last cell: no byte buffer to fill and copy (a call each) for a
+/// key a position, which transposition tables and greedy ask for often.
 #[inline]
 pub(crate) fn key(cells: &Cells, n: usize, tail: &[u8]) -> u64 {
+    debug_assert!(tail.len() <= 8);
     let len = 2 * n + 2;
-    let mut bytes = [0u8; RING + 8];
-    bytes[..len].copy_from_slice(&cells[..len]);
-    bytes[len..len + tail.len()].copy_from_slice(tail);
-    hash_bytes(&bytes[..len + tail.len()], 0)
+    let total = len + tail.len();
+    let tail = tail
+        .iter()
+        .enumerate()
+        .fold(0u64, |t, (i, &b)| t | u64::from(b) << (8 * i));
+    let (at, shift) = (len / 8, 8 * (len % 8));
+    let words = (0..total.div_ceil(8)).map(|w| {
+        let ring = match cells.get(8 * w..8 * w + 8) {
+            Some(word) => u64::from_le_bytes(word.try_into().expect("8 bytes")),
+            None => 0,
+        };
+        if w < at {
+            ring
+        } else if w == at {
+            // The ring's last cells, then the tail's first bytes.
+            let kept = if shift == 0 {
+                0
+            } else {
+                ring & (u64::MAX >> (64 - shift))
+            };
+            kept | tail << shift
+        } else if shift == 0 {
+            0
+        } else {
+            tail >> (64 - shift)
+        }
+    });
+    hash_words(words, total, 0)
 }
 
 /// Writes the network input of [`crate::Game::observe`] from `mover`'s side.
@@ -157,6 +187,30 @@ pub(crate) fn observe(
         extra,
         total,
     );
+}
+
+/// The cells that [`sow`] puts a seed in when it sows `seeds` from cell
+/// `start`, skipping cell `skip`, as a bit set (bit `k`: cell `k`), told
+/// from the count alone: a lap or more reaches every cell but the skipped
+/// one (the origin too); fewer reach the run of cells after the origin.
+#[inline(always)]
+pub(crate) fn sown_cells(n: usize, start: usize, skip: usize, seeds: usize) -> u32 {
+    let ring = 2 * n + 2;
+    let cells = (1u64 << ring) - 1;
+    let skipped = !(1u64 << skip);
+    if seeds > 2 * n {
+        return (cells & skipped) as u32;
+    }
+    // As `sow` counts its steps: one more when the run passes the skipped
+    // cell. The run, from the cell after the origin, wraps round the ring.
+    let to_skip = if skip > start {
+        skip - start
+    } else {
+        skip + ring - start
+    };
+    let steps = seeds + usize::from(seeds >= to_skip);
+    let run = ((1u64 << steps) - 1) << (start + 1);
+    ((run | run >> ring) & cells & skipped) as u32
 }
 
 /// Lifts every seed of cell `start` and sows them one per cell from the
@@ -220,6 +274,28 @@ pub(crate) fn sow(cells: &mut Cells, n: usize, start: usize, skip: usize) -> usi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_hashes_the_ring_and_its_tail_as_bytes() {
+        for n in 1..=MAX_PITS {
+            let mut cells = [0u8; RING];
+            for (k, c) in cells.iter_mut().enumerate() {
+                // Cells past the ring too: the key must not read them.
+                *c = (k * 37 + n) as u8;
+            }
+            for tail in [
+                &[][..],
+                &[1][..],
+                &[0, 1][..],
+                &[1, 2, 3, 4, 5, 6, 7, 8][..],
+            ] {
+                let len = 2 * n + 2;
+                let bytes: Vec<u8> = cells[..len].iter().chain(tail).copied().collect();
+                let expected = crate::game::hash_bytes(&bytes, 0);
+                assert_eq!(key(&cells, n, tail), expected, "{n} pits, tail {tail:?}");
+            }
+        }
+    }
 
     #[test]
     fn row_masks_mark_the_non_empty_pits_of_each_row() {
