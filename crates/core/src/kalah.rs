@@ -233,8 +233,10 @@ pub struct KalahState {
     to_move: u8,
     /// Legal moves of the player to move (a cache of the board, kept in step).
     legal: u32,
-    /// The other player's non-empty pits (a cache too: greedy's store
-    /// gains ask it for every move they weigh).
+    /// The other player's non-empty pits (a cache too, kept in step: a
+    /// move finds the rows' non-empty pits from it and `legal` without
+    /// reading the ring it has just written, and greedy's store gains ask
+    /// it for every move they weigh).
     waiting: u16,
     /// The swap is still to be offered to player 1 (pie rule).
     pie_pending: bool,
