@@ -17,7 +17,7 @@ pub struct Greedy {
     /// The choices that the moves earning another turn lead to, found in
     /// the last choice (the first few such moves; the rest are not kept).
     /// Held here rather than made afresh for each choice: filling an array
-    /// on the stack each time cost a fifth of a choice.
+    /// on the stack each time made a Kalah turn 209 ns rather than 188.
     leads: [NextChoice; 4],
     /// Where the turn goes on after the move chosen, if it earned another
     /// turn: the next choice, weighed already (an index into `leads`).
@@ -58,16 +58,16 @@ impl Best {
 /// what each of its moves gains to the end of the turn, found while the move
 /// was weighed. When the agent is then asked to move there, the answer is
 /// the same as weighing it afresh (which would look at those positions
-/// again, a third of a greedy turn's work in Kalah), so it is not weighed
-/// again. Kept only where no part of the turn was cut at [`TURN_WIDTH`]:
+/// again), so it is not weighed again. Kept only where no part of the turn was cut at [`TURN_WIDTH`]:
 /// weighed from the root the turn has more move sequences than from here,
 /// so a cut could fall differently.
 #[derive(Debug, Clone, Copy)]
 struct NextChoice {
     /// The move that leads there.
     after: Move,
-    /// The position's key and moves: a position asked about is this one
-    /// when both agree (no moves: nothing kept).
+    /// The position's key and moves: a position asked about is taken for
+    /// this one when both agree, as a transposition table takes it (no
+    /// moves: nothing kept).
     key: u64,
     legal: MoveSet,
     /// Each move's gain, by action index.
