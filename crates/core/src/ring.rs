@@ -53,10 +53,11 @@ pub(crate) fn row_masks(cells: &Cells, n: usize) -> [u32; 2] {
 /// Read as the 8-byte words that the halves of [`sow`]'s vector stores
 /// hold, never across them: a load that straddles a store's halves (a row
 /// starting at cell 7) is not forwarded from the store and waits for it to
-/// reach the cache, which cost a fifth of a Kalah move. Only the words the
-/// ring uses, in a loop of as many turns: written for all four, the
-/// compiler turned the four words' multiplications into vector code that
-/// emulates them, three times slower.
+/// reach the cache (Congkak reads the rows right after sowing; a Kalah move
+/// does not read them at all, see [`sown_cells`]). Only the words the ring
+/// uses, in a loop of as many turns: written for all four, the compiler
+/// turned the four words' multiplications into vector code that emulates
+/// them, three times slower.
 #[inline(always)]
 pub(crate) fn nonzero_cells(cells: &Cells, n: usize) -> u32 {
     let words = (2 * n + 2).div_ceil(8);
@@ -144,29 +145,18 @@ pub(crate) fn key(cells: &Cells, n: usize, tail: &[u8]) -> u64 {
         .iter()
         .enumerate()
         .fold(0u64, |t, (i, &b)| t | u64::from(b) << (8 * i));
+    let mut words = [0u64; RING / 8 + 1];
+    for (word, bytes) in words.iter_mut().zip(cells.chunks_exact(8)) {
+        *word = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+    }
+    // The word of the ring's last cells keeps only those, then the tail,
+    // which runs on into the next word.
     let (at, shift) = (len / 8, 8 * (len % 8));
-    let words = (0..total.div_ceil(8)).map(|w| {
-        let ring = match cells.get(8 * w..8 * w + 8) {
-            Some(word) => u64::from_le_bytes(word.try_into().expect("8 bytes")),
-            None => 0,
-        };
-        if w < at {
-            ring
-        } else if w == at {
-            // The ring's last cells, then the tail's first bytes.
-            let kept = if shift == 0 {
-                0
-            } else {
-                ring & (u64::MAX >> (64 - shift))
-            };
-            kept | tail << shift
-        } else if shift == 0 {
-            0
-        } else {
-            tail >> (64 - shift)
-        }
-    });
-    hash_words(words, total, 0)
+    words[at] = words[at] & ((1 << shift) - 1) | tail << shift;
+    if shift > 0 {
+        words[at + 1] = tail >> (64 - shift);
+    }
+    hash_words(words[..total.div_ceil(8)].iter().copied(), total, 0)
 }
 
 /// Writes the network input of [`crate::Game::observe`] from `mover`'s side.
