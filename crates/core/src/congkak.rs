@@ -276,11 +276,11 @@ impl CongkakRules {
     /// Sets the player to move after a move, or ends the round.
     #[inline(always)]
     fn finish_turn(&self, state: &mut CongkakState, next: usize) {
-        let n = self.n();
-        let next_mask = ring::row_mask(&state.cells, n, next);
+        let masks = ring::row_masks(&state.cells, self.n());
+        let next_mask = masks[next];
         let over = match self.game_end {
             GameEnd::Delayed => next_mask == 0,
-            GameEnd::Immediate => next_mask == 0 || ring::row_mask(&state.cells, n, next ^ 1) == 0,
+            GameEnd::Immediate => next_mask == 0 || masks[next ^ 1] == 0,
         };
         if over {
             self.end_round(state);
