@@ -55,12 +55,12 @@ impl Best {
 }
 
 /// A position that a turn reaches by a move that earns another turn, with
-/// what each of its moves gains to the end of the turn, found while the move
-/// was weighed. When the agent is then asked to move there, the answer is
-/// the same as weighing it afresh (which would look at those positions
-/// again), so it is not weighed again. Kept only where no part of the turn was cut at [`TURN_WIDTH`]:
-/// weighed from the root the turn has more move sequences than from here,
-/// so a cut could fall differently.
+/// what each of its moves gains to the end of the turn, found while the
+/// move was weighed. When the agent is then asked to move there, the answer
+/// is the same as weighing it afresh (which would look at those positions
+/// again), so it is not weighed again. Kept only where no part of the turn
+/// was cut at [`TURN_WIDTH`]: weighed from the root the turn has more move
+/// sequences than from here, so a cut could fall differently.
 #[derive(Debug, Clone, Copy)]
 struct NextChoice {
     /// The move that leads there.
@@ -122,8 +122,9 @@ pub(crate) fn turn_gain<G: Game>(
 }
 
 /// [`turn_gain`] for a move chosen among `width` move sequences of the turn.
-/// With `record` (its moves empty), a move that earns another turn leaves
-/// there the choice it leads to, if no part of that turn was cut.
+/// With `record`, a move that earns another turn leaves there the choice it
+/// leads to, if no part of that turn was cut; otherwise its moves are left
+/// empty (nothing kept).
 fn gain_within<G: Game>(
     game: &G,
     state: &G::State,
@@ -134,6 +135,9 @@ fn gain_within<G: Game>(
     mut record: Option<&mut NextChoice>,
 ) -> i32 {
     walk.nodes += 1;
+    if let Some(record) = record.as_deref_mut() {
+        record.legal = MoveSet::default();
+    }
     if let Some(gain) = game.store_gain(state, mv) {
         // A move that ends the turn, its gain told without playing it.
         return gain;
@@ -220,14 +224,13 @@ impl<G: Game> Agent<G> for Greedy {
             None => {
                 let width = legal.len() as u32;
                 for mv in legal {
-                    if let Some(lead) = self.leads.get_mut(kept) {
-                        lead.after = mv;
-                        lead.legal = MoveSet::default();
-                    }
                     let lead = self.leads.get_mut(kept);
                     let gain = gain_within(game, state, mv, mover, width, &mut walk, lead);
-                    if self.leads.get(kept).is_some_and(|l| !l.legal.is_empty()) {
-                        kept += 1;
+                    if let Some(lead) = self.leads.get_mut(kept) {
+                        if !lead.legal.is_empty() {
+                            lead.after = mv;
+                            kept += 1;
+                        }
                     }
                     best.offer(mv, gain);
                 }
@@ -235,11 +238,10 @@ impl<G: Game> Agent<G> for Greedy {
         }
         let mv = best.moves.nth(self.rng.random_range(0..best.moves.len()));
         self.next = self.leads[..kept].iter().position(|l| l.after == mv);
-        let best_gain = best.gain;
         self.info = SearchInfo {
             nodes: walk.nodes,
             depth: 1,
-            value: Some(f64::from(best_gain)),
+            value: Some(f64::from(best.gain)),
             // The turn's gain is no search's estimate: records keep
             // nothing. No time either: reading the clock twice cost a
             // tenth of a move, which takes a few hundred nanoseconds.
