@@ -36,7 +36,7 @@ mod types;
 
 pub use congkak::{CongkakRules, CongkakState, Rounds, Sowing};
 pub use error::{IllegalMove, MoveParseError, PositionError, SpecError};
-pub use game::{random_playout, EndReason, Game, Outcome};
+pub use game::{random_playout, store_gains_by_move, EndReason, Game, Outcome};
 pub use kalah::{GameEnd, KalahRules, KalahState, Leftover};
 pub use notation::{Round, Setup};
 pub use oware::{GrandSlam, OwareRules, OwareState};
