@@ -9,16 +9,19 @@ use crate::{Agent, AgentError, SearchInfo, StopCondition};
 
 /// Maximises the mover's store gain of the whole turn: a move that earns an
 /// extra turn is scored by the best continuation of that turn (within a
-/// bound, see `turn_gain`). Ties are broken at random (seeded).
+/// bound, see `turn_gains`). Ties are broken at random (seeded).
 #[derive(Debug, Clone)]
 pub struct Greedy {
     rng: SmallRng,
+    /// A seed given by `new_game` that `rng` has not taken yet, and the
+    /// draws it has skipped since: seeding is put off to the first tie.
+    pending: Option<(u64, u32)>,
     info: SearchInfo,
     /// The choices that the moves earning another turn lead to, found in
     /// the last choice (the first few such moves; the rest are not kept).
     /// Held here rather than made afresh for each choice: filling an array
     /// on the stack each time made a Kalah turn 209 ns rather than 188.
-    leads: [NextChoice; 4],
+    leads: Leads,
     /// Where the turn goes on after the move chosen, if it earned another
     /// turn: the next choice, weighed already (an index into `leads`).
     next: Option<usize>,
@@ -29,10 +32,34 @@ impl Greedy {
     pub fn new() -> Greedy {
         Greedy {
             rng: SmallRng::seed_from_u64(0),
+            pending: None,
             info: SearchInfo::default(),
-            leads: [NextChoice::NONE; 4],
+            leads: Leads {
+                slots: [NextChoice::NONE; 4],
+                kept: 0,
+            },
             next: None,
         }
+    }
+
+    /// Which of `ties` tied moves to play: a draw from the seeded stream.
+    /// A choice without a tie draws too (the stream would give 0), but
+    /// while the seed is pending it only counts the draw: the batched
+    /// environment reseeds before each move, and seeding cost a twentieth
+    /// of a greedy opponent's turn though most choices have no tie.
+    fn tie_break(&mut self, ties: usize) -> usize {
+        if let Some((seed, skipped)) = self.pending.as_mut() {
+            if ties == 1 {
+                *skipped += 1;
+                return 0;
+            }
+            self.rng = SmallRng::seed_from_u64(*seed);
+            for _ in 0..*skipped {
+                self.rng.random_range(0..1usize);
+            }
+            self.pending = None;
+        }
+        self.rng.random_range(0..ties)
     }
 }
 
@@ -66,8 +93,7 @@ struct NextChoice {
     /// The move that leads there.
     after: Move,
     /// The position's key and moves: a position asked about is taken for
-    /// this one when both agree, as a transposition table takes it (no
-    /// moves: nothing kept).
+    /// this one when both agree, as a transposition table takes it.
     key: u64,
     legal: MoveSet,
     /// Each move's gain, by action index.
@@ -83,11 +109,30 @@ impl NextChoice {
     };
 }
 
-/// The moves weighed in a choice and whether a turn was cut.
-#[derive(Debug, Default)]
+/// The choices found in a choice's weighing: the first `kept` slots.
+#[derive(Debug, Clone)]
+struct Leads {
+    slots: [NextChoice; 4],
+    kept: usize,
+}
+
+/// A choice's weighing: whose turn it is, the moves weighed and whether a
+/// turn was cut.
+#[derive(Debug)]
 struct Walk {
+    mover: Player,
     nodes: u64,
     cut: bool,
+}
+
+impl Walk {
+    fn new(mover: Player) -> Walk {
+        Walk {
+            mover,
+            nodes: 0,
+            cut: false,
+        }
+    }
 }
 
 impl Default for Greedy {
@@ -96,8 +141,9 @@ impl Default for Greedy {
     }
 }
 
-/// What `mv` adds to the mover's store by the end of the turn, with the
-/// best continuation of any extra turns. `nodes` counts positions looked at.
+/// What each legal move of `state` adds to the mover's store by the end
+/// of the turn, with the best continuation of any extra turns, written to
+/// `gains` by action index. `nodes` counts the moves weighed.
 ///
 /// Extra turns are followed while the turn has at most
 /// [`TURN_WIDTH`] move sequences (the product of the numbers of legal moves
@@ -107,70 +153,105 @@ impl Default for Greedy {
 /// store so often that a turn's tree grows two- to threefold with each
 /// extra move, to over 10^5 positions. Kalah's turns hold about 10
 /// positions, and only its rare long chains among many choices are cut.
-pub(crate) fn turn_gain<G: Game>(
+pub(crate) fn turn_gains<G: Game>(
     game: &G,
     state: &G::State,
-    mv: Move,
     mover: Player,
+    gains: &mut [i32; MAX_PITS + 1],
     nodes: &mut u64,
-) -> i32 {
-    let width = game.legal_moves(state).len() as u32;
-    let mut walk = Walk::default();
-    let gain = gain_within(game, state, mv, mover, width, &mut walk, None);
+) {
+    let legal = game.legal_moves(state);
+    let mut walk = Walk::new(mover);
+    weigh(
+        game,
+        state,
+        legal,
+        legal.len() as u32,
+        &mut walk,
+        gains,
+        None,
+    );
     *nodes += walk.nodes;
-    gain
 }
 
-/// [`turn_gain`] for a move chosen among `width` move sequences of the turn.
-/// With `record`, a move that earns another turn leaves there the choice it
-/// leads to, if no part of that turn was cut; otherwise its moves are left
-/// empty (nothing kept).
-fn gain_within<G: Game>(
+/// [`turn_gains`] of a position of the turn where the mover has `legal`,
+/// among `width` move sequences of the turn; returns the best gain. With
+/// `leads`, the first few moves that earn another turn leave there the
+/// choices they lead to, if no part of that turn was cut.
+fn weigh<G: Game>(
+    game: &G,
+    state: &G::State,
+    legal: MoveSet,
+    width: u32,
+    walk: &mut Walk,
+    gains: &mut [i32; MAX_PITS + 1],
+    mut leads: Option<&mut Leads>,
+) -> i32 {
+    walk.nodes += legal.len() as u64;
+    // The moves that end the turn, their gains told without playing them.
+    let told = game.store_gains(state, gains);
+    let pits = game.pits();
+    for mv in MoveSet::from_bits(legal.bits() & !told.bits()) {
+        let record = leads.as_deref_mut().and_then(|l| l.slots.get_mut(l.kept));
+        let (gain, recorded) = play_gain(game, state, mv, width, walk, record);
+        if let Some(leads) = leads.as_deref_mut() {
+            leads.kept += usize::from(recorded);
+        }
+        gains[mv.action_index(pits)] = gain;
+    }
+    legal
+        .into_iter()
+        .map(|mv| gains[mv.action_index(pits)])
+        .max()
+        .unwrap_or(0)
+}
+
+/// What `mv`, played, adds to the mover's store by the end of the turn
+/// (see [`turn_gains`]). With `record`, a move that earns another turn
+/// leaves there the choice it leads to if no part of that turn was cut,
+/// and says so.
+fn play_gain<G: Game>(
     game: &G,
     state: &G::State,
     mv: Move,
-    mover: Player,
     width: u32,
     walk: &mut Walk,
-    mut record: Option<&mut NextChoice>,
-) -> i32 {
-    walk.nodes += 1;
-    if let Some(record) = record.as_deref_mut() {
-        record.legal = MoveSet::default();
-    }
-    if let Some(gain) = game.store_gain(state, mv) {
-        // A move that ends the turn, its gain told without playing it.
-        return gain;
-    }
+    record: Option<&mut NextChoice>,
+) -> (i32, bool) {
+    let mover = walk.mover;
     let before = i32::from(game.scores(state)[mover]);
     let mut next = state.clone();
     game.play_unchecked(&mut next, mv);
     let gain = i32::from(game.scores(&next)[mover]) - before;
     if game.to_move(&next) != Some(mover) {
-        return gain;
+        return (gain, false);
     }
     if width > TURN_WIDTH {
         walk.cut = true;
-        return gain;
+        return (gain, false);
     }
     let legal = game.legal_moves(&next);
     let wider = width * legal.len() as u32;
     let was_cut = std::mem::take(&mut walk.cut);
-    let pits = game.pits();
-    let mut best = None;
-    for m in legal {
-        let g = gain_within(game, &next, m, mover, wider, walk, None);
-        if let Some(record) = record.as_deref_mut() {
-            record.gains[m.action_index(pits)] = g;
+    let (best, recorded) = match record {
+        Some(record) => {
+            let best = weigh(game, &next, legal, wider, walk, &mut record.gains, None);
+            let kept = !walk.cut;
+            if kept {
+                record.after = mv;
+                record.key = game.key(&next);
+                record.legal = legal;
+            }
+            (best, kept)
         }
-        best = best.max(Some(g));
-    }
-    if let Some(record) = record.filter(|_| !walk.cut) {
-        record.key = game.key(&next);
-        record.legal = legal;
-    }
+        None => {
+            let mut gains = [0; MAX_PITS + 1];
+            let best = weigh(game, &next, legal, wider, walk, &mut gains, None);
+            (best, false)
+        }
+    };
     walk.cut |= was_cut;
-    gain + best.unwrap_or(0)
+    (gain + best, recorded)
 }
 
 impl<G: Game> Agent<G> for Greedy {
@@ -192,7 +273,7 @@ impl<G: Game> Agent<G> for Greedy {
     /// Reseeds the tie-breaks. The next choice weighed already is kept: it
     /// is what weighing that position gives, whatever the game.
     fn new_game(&mut self, seed: u64) {
-        self.rng = SmallRng::seed_from_u64(seed);
+        self.pending = Some((seed, 0));
     }
 
     /// Answers at once: nothing to stop.
@@ -206,38 +287,39 @@ impl<G: Game> Agent<G> for Greedy {
         let legal = game.legal_moves(state);
         let pits = game.pits();
         let remembered = self.next.take().filter(|&i| {
-            let next = &self.leads[i];
+            let next = &self.leads.slots[i];
             next.legal == legal && next.key == game.key(state)
         });
-        let mut walk = Walk::default();
         let mut best = Best {
             gain: i32::MIN,
             moves: MoveSet::default(),
         };
-        let mut kept = 0;
-        match remembered {
-            Some(i) => {
-                for mv in legal {
-                    best.offer(mv, self.leads[i].gains[mv.action_index(pits)]);
-                }
-            }
+        let mut walk = Walk::new(mover);
+        // The choices this one leads to: none where it was remembered.
+        self.leads.kept = 0;
+        let gains = match remembered {
+            Some(i) => self.leads.slots[i].gains,
             None => {
-                let width = legal.len() as u32;
-                for mv in legal {
-                    let lead = self.leads.get_mut(kept);
-                    let gain = gain_within(game, state, mv, mover, width, &mut walk, lead);
-                    if let Some(lead) = self.leads.get_mut(kept) {
-                        if !lead.legal.is_empty() {
-                            lead.after = mv;
-                            kept += 1;
-                        }
-                    }
-                    best.offer(mv, gain);
-                }
+                let mut gains = [0; MAX_PITS + 1];
+                let leads = Some(&mut self.leads);
+                weigh(
+                    game,
+                    state,
+                    legal,
+                    legal.len() as u32,
+                    &mut walk,
+                    &mut gains,
+                    leads,
+                );
+                gains
             }
+        };
+        for mv in legal {
+            best.offer(mv, gains[mv.action_index(pits)]);
         }
-        let mv = best.moves.nth(self.rng.random_range(0..best.moves.len()));
-        self.next = self.leads[..kept].iter().position(|l| l.after == mv);
+        let mv = best.moves.nth(self.tie_break(best.moves.len()));
+        let leads = &self.leads.slots[..self.leads.kept];
+        self.next = leads.iter().position(|l| l.after == mv);
         self.info = SearchInfo {
             nodes: walk.nodes,
             depth: 1,

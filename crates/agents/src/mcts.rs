@@ -16,12 +16,12 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use mancala_core::{random_playout, Game, Move, Player};
+use mancala_core::{random_playout, Game, Move, Player, MAX_PITS};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::greedy::turn_gain;
+use crate::greedy::turn_gains;
 use crate::gumbel::{self, GumbelRoot};
 use crate::{Agent, AgentError, Budget, Clock, Pv, SearchInfo, SearchKind, StopCondition};
 
@@ -315,9 +315,10 @@ fn greedy_rollout_move<G: Game>(
     rng: &mut SmallRng,
 ) -> Move {
     let mut best = (i32::MIN, 0u32, Move::Pit(0));
-    let mut nodes = 0;
+    let mut gains = [0; MAX_PITS + 1];
+    turn_gains(game, state, mover, &mut gains, &mut 0);
     for mv in game.legal_moves(state) {
-        let gain = turn_gain(game, state, mv, mover, &mut nodes);
+        let gain = gains[mv.action_index(game.pits())];
         // Random tie-break: a fresh random key per move.
         let tie = rng.random::<u32>();
         if (gain, tie) > (best.0, best.1) {
