@@ -10,8 +10,11 @@ use crate::{Agent, AgentError, SearchInfo, StopCondition};
 /// Maximises the mover's store gain of the whole turn: a move that earns an
 /// extra turn is scored by the best continuation of that turn (within a
 /// bound, see `turn_gains`). Ties are broken at random (seeded).
+///
+/// `S` is the position type of the game it plays (`Game::State`): it keeps
+/// positions that its turn may go on to.
 #[derive(Debug, Clone)]
-pub struct Greedy {
+pub struct Greedy<S> {
     rng: SmallRng,
     /// A seed given by `new_game` that `rng` has not taken yet, and the
     /// draws it has skipped since: seeding is put off to the first tie.
@@ -21,21 +24,25 @@ pub struct Greedy {
     /// the last choice (the first few such moves; the rest are not kept).
     /// Held here rather than made afresh for each choice: filling an array
     /// on the stack each time made a Kalah turn 209 ns rather than 188.
-    leads: Leads,
+    leads: Leads<S>,
     /// Where the turn goes on after the move chosen, if it earned another
     /// turn: the next choice, weighed already (an index into `leads`).
     next: Option<usize>,
 }
 
-impl Greedy {
+impl<S> Greedy<S> {
     /// A greedy agent; seed it with [`Agent::new_game`].
-    pub fn new() -> Greedy {
+    pub fn new() -> Greedy<S> {
         Greedy {
             rng: SmallRng::seed_from_u64(0),
             pending: None,
             info: SearchInfo::default(),
             leads: Leads {
-                slots: [NextChoice::NONE; 4],
+                slots: std::array::from_fn(|_| NextChoice {
+                    after: Move::Pit(0),
+                    position: None,
+                    gains: [0; MAX_PITS + 1],
+                }),
                 kept: 0,
             },
             next: None,
@@ -88,31 +95,22 @@ impl Best {
 /// again), so it is not weighed again. Kept only where no part of the turn
 /// was cut at [`TURN_WIDTH`]: weighed from the root the turn has more move
 /// sequences than from here, so a cut could fall differently.
-#[derive(Debug, Clone, Copy)]
-struct NextChoice {
+#[derive(Debug, Clone)]
+struct NextChoice<S> {
     /// The move that leads there.
     after: Move,
-    /// The position's key and moves: a position asked about is taken for
-    /// this one when both agree, as a transposition table takes it.
-    key: u64,
-    legal: MoveSet,
+    /// The position: kept whole, as comparing it costs less than hashing
+    /// it (a key a record and a key a remembered choice were a twentieth
+    /// of a greedy opponent's turn).
+    position: Option<S>,
     /// Each move's gain, by action index.
     gains: [i32; MAX_PITS + 1],
 }
 
-impl NextChoice {
-    const NONE: NextChoice = NextChoice {
-        after: Move::Pit(0),
-        key: 0,
-        legal: MoveSet::from_bits(0),
-        gains: [0; MAX_PITS + 1],
-    };
-}
-
 /// The choices found in a choice's weighing: the first `kept` slots.
 #[derive(Debug, Clone)]
-struct Leads {
-    slots: [NextChoice; 4],
+struct Leads<S> {
+    slots: [NextChoice<S>; 4],
     kept: usize,
 }
 
@@ -135,7 +133,7 @@ impl Walk {
     }
 }
 
-impl Default for Greedy {
+impl<S> Default for Greedy<S> {
     fn default() -> Self {
         Greedy::new()
     }
@@ -185,7 +183,7 @@ fn weigh<G: Game>(
     width: u32,
     walk: &mut Walk,
     gains: &mut [i32; MAX_PITS + 1],
-    mut leads: Option<&mut Leads>,
+    mut leads: Option<&mut Leads<G::State>>,
 ) -> i32 {
     walk.nodes += legal.len() as u64;
     // The moves that end the turn, their gains told without playing them.
@@ -216,7 +214,7 @@ fn play_gain<G: Game>(
     mv: Move,
     width: u32,
     walk: &mut Walk,
-    record: Option<&mut NextChoice>,
+    record: Option<&mut NextChoice<G::State>>,
 ) -> (i32, bool) {
     let mover = walk.mover;
     let before = i32::from(game.scores(state)[mover]);
@@ -239,8 +237,7 @@ fn play_gain<G: Game>(
             let kept = !walk.cut;
             if kept {
                 record.after = mv;
-                record.key = game.key(&next);
-                record.legal = legal;
+                record.position = Some(next);
             }
             (best, kept)
         }
@@ -254,7 +251,7 @@ fn play_gain<G: Game>(
     (gain + best, recorded)
 }
 
-impl<G: Game> Agent<G> for Greedy {
+impl<G: Game> Agent<G> for Greedy<G::State> {
     /// It does not search.
     fn reports_search(&self) -> bool {
         false
@@ -288,7 +285,7 @@ impl<G: Game> Agent<G> for Greedy {
         let pits = game.pits();
         let remembered = self.next.take().filter(|&i| {
             let next = &self.leads.slots[i];
-            next.legal == legal && next.key == game.key(state)
+            next.position.as_ref() == Some(state)
         });
         let mut best = Best {
             gain: i32::MIN,
