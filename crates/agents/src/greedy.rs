@@ -19,7 +19,9 @@ pub struct Greedy<S> {
     /// A seed given by `new_game` that `rng` has not taken yet, and the
     /// draws it has skipped since: seeding is put off to the first tie.
     pending: Option<(u64, u32)>,
-    info: SearchInfo,
+    /// The last choice's moves weighed and gain, for [`Agent::info`]
+    /// (built when asked: most callers never ask).
+    last: Option<(u64, i32)>,
     /// The choices that the moves earning another turn lead to, found in
     /// the last choice (the first few such moves; the rest are not kept).
     /// Held here rather than made afresh for each choice: filling an array
@@ -36,7 +38,7 @@ impl<S> Greedy<S> {
         Greedy {
             rng: SmallRng::seed_from_u64(0),
             pending: None,
-            info: SearchInfo::default(),
+            last: None,
             leads: Leads {
                 slots: std::array::from_fn(|_| NextChoice {
                     after: Move::Pit(0),
@@ -317,19 +319,22 @@ impl<G: Game> Agent<G> for Greedy<G::State> {
         let mv = best.moves.nth(self.tie_break(best.moves.len()));
         let leads = &self.leads.slots[..self.leads.kept];
         self.next = leads.iter().position(|l| l.after == mv);
-        self.info = SearchInfo {
-            nodes: walk.nodes,
-            depth: 1,
-            value: Some(f64::from(best.gain)),
-            // The turn's gain is no search's estimate: records keep
-            // nothing. No time either: reading the clock twice cost a
-            // tenth of a move, which takes a few hundred nanoseconds.
-            ..SearchInfo::default()
-        };
+        self.last = Some((walk.nodes, best.gain));
         Ok(mv)
     }
 
     fn info(&self) -> SearchInfo {
-        self.info
+        let Some((nodes, gain)) = self.last else {
+            return SearchInfo::default();
+        };
+        SearchInfo {
+            nodes,
+            depth: 1,
+            value: Some(f64::from(gain)),
+            // The turn's gain is no search's estimate: records keep
+            // nothing. No time either: reading the clock twice cost a
+            // tenth of a move, which takes a few hundred nanoseconds.
+            ..SearchInfo::default()
+        }
     }
 }
