@@ -160,18 +160,24 @@ pub(crate) fn turn_gains<G: Game>(
     gains: &mut [i32; MAX_PITS + 1],
     nodes: &mut u64,
 ) {
-    let legal = game.legal_moves(state);
+    *nodes += weigh_turn(game, state, game.legal_moves(state), mover, gains, None);
+}
+
+/// [`turn_gains`] where `mover` has `legal`, leaving in `leads` the choices
+/// that the first few moves earning another turn lead to (see [`weigh`]);
+/// returns the moves weighed.
+fn weigh_turn<G: Game>(
+    game: &G,
+    state: &G::State,
+    legal: MoveSet,
+    mover: Player,
+    gains: &mut [i32; MAX_PITS + 1],
+    leads: Option<&mut Leads<G::State>>,
+) -> u64 {
     let mut walk = Walk::new(mover);
-    weigh(
-        game,
-        state,
-        legal,
-        legal.len() as u32,
-        &mut walk,
-        gains,
-        None,
-    );
-    *nodes += walk.nodes;
+    let width = legal.len() as u32;
+    weigh(game, state, legal, width, &mut walk, gains, leads);
+    walk.nodes
 }
 
 /// [`turn_gains`] of a position of the turn where the mover has `legal`,
@@ -293,23 +299,15 @@ impl<G: Game> Agent<G> for Greedy<G::State> {
             gain: i32::MIN,
             moves: MoveSet::default(),
         };
-        let mut walk = Walk::new(mover);
         // The choices this one leads to: none where it was remembered.
         self.leads.kept = 0;
+        let mut nodes = 0;
         let gains = match remembered {
             Some(i) => self.leads.slots[i].gains,
             None => {
                 let mut gains = [0; MAX_PITS + 1];
                 let leads = Some(&mut self.leads);
-                weigh(
-                    game,
-                    state,
-                    legal,
-                    legal.len() as u32,
-                    &mut walk,
-                    &mut gains,
-                    leads,
-                );
+                nodes = weigh_turn(game, state, legal, mover, &mut gains, leads);
                 gains
             }
         };
@@ -319,7 +317,7 @@ impl<G: Game> Agent<G> for Greedy<G::State> {
         let mv = best.moves.nth(self.tie_break(best.moves.len()));
         let leads = &self.leads.slots[..self.leads.kept];
         self.next = leads.iter().position(|l| l.after == mv);
-        self.last = Some((walk.nodes, best.gain));
+        self.last = Some((nodes, best.gain));
         Ok(mv)
     }
 
