@@ -613,14 +613,17 @@ mod lanes {
         let pit = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let lap = 2 * n + 1;
         // Lanes past the row hold what the shuffle gives; only the row's
-        // bits of the masks are read. Every value stays below 128, so the
-        // signed comparisons are plain ones.
+        // bits of the masks are read.
         let seeds = _mm_shuffle_epi8(ring, _mm_add_epi8(pit, byte(base)));
         let row = (1u32 << n) - 1;
-        let laps = _mm_movemask_epi8(_mm_cmpgt_epi8(seeds, byte(lap - 1))) as u32;
-        if laps & row != 0 {
+        // A pit may hold up to 255 seeds: compared unsigned (saturating).
+        let short = _mm_cmpeq_epi8(_mm_subs_epu8(seeds, byte(lap - 1)), _mm_setzero_si128());
+        if !(_mm_movemask_epi8(short) as u32) & row != 0 {
             return None;
         }
+        // Past here the row's seeds, the places and the pit numbers are
+        // below 2 * 7 + 1, so the signed comparisons below are plain ones
+        // (the opposite pits' counts are only added and tested for zero).
         let mut last = _mm_add_epi8(pit, seeds);
         last = _mm_sub_epi8(
             last,

@@ -556,3 +556,40 @@ fn kalah_store_gain_answers_most_moves_of_real_games() {
         );
     }
 }
+
+#[test]
+fn kalah_store_gains_agree_on_positions_with_pits_of_over_127_seeds() {
+    // A pit may hold up to 255 seeds; random games seldom pile 128 in one,
+    // where a byte read as signed turns negative. Positions of 1 to 9
+    // pits, either player to move, one pit of 128 to 200 seeds and the
+    // rest of up to 255 scattered, with and without empty captures.
+    let mut rng = SmallRng::seed_from_u64(128);
+    let mut big_pits_told = 0;
+    for n in 1..=9usize {
+        for empty_capture in [false, true] {
+            let spec = format!("kalah:pits={n},seeds=4,empty_capture={empty_capture}");
+            let GameSpec::Kalah(rules) = spec.parse::<GameSpec>().unwrap() else {
+                unreachable!()
+            };
+            for _ in 0..300 {
+                let mut rows = [vec![0u8; n], vec![0u8; n]];
+                let big = rng.random_range(128..=200u8);
+                let mut left = 255 - usize::from(big);
+                rows[rng.random_range(0..2)][rng.random_range(0..n)] = big;
+                for _ in 0..rng.random_range(0..4 * n) {
+                    let (r, i) = (rng.random_range(0..2), rng.random_range(0..n));
+                    let k = rng.random_range(0..=left.min(20).min(usize::from(255 - rows[r][i])));
+                    rows[r][i] += k as u8;
+                    left -= k;
+                }
+                let mover = Player::new(rng.random_range(0..2));
+                let state = rules.position_unchecked([&rows[0], &rows[1]], [0, 0], mover);
+                let (told, _) = check_store_gains(&rules, &state);
+                let big_row = rows[mover.index()].iter().any(|&s| s >= 128);
+                big_pits_told += usize::from(big_row && told > 0);
+            }
+        }
+    }
+    // The positions asked about: moves told beside a big pit of the mover.
+    assert!(big_pits_told > 100, "{big_pits_told}");
+}
