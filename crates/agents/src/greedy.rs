@@ -11,10 +11,10 @@ use crate::{Agent, AgentError, SearchInfo, StopCondition};
 /// extra turn is scored by the best continuation of that turn (within a
 /// bound, see `turn_gains`). Ties are broken at random (seeded).
 ///
-/// `S` is the position type of the game it plays (`Game::State`): it keeps
-/// positions that its turn may go on to.
+/// `G` is the game it plays: it keeps positions that its turn may go on
+/// to, with the rules they were weighed under.
 #[derive(Debug, Clone)]
-pub struct Greedy<S> {
+pub struct Greedy<G: Game> {
     rng: SmallRng,
     /// A seed given by `new_game` that `rng` has not taken yet, and the
     /// draws it has skipped since: seeding is put off to the first tie.
@@ -26,20 +26,21 @@ pub struct Greedy<S> {
     /// the last choice (the first few such moves; the rest are not kept).
     /// Held here rather than made afresh for each choice: filling an array
     /// on the stack each time made a Kalah turn 209 ns rather than 188.
-    leads: Leads<S>,
+    leads: Leads<G>,
     /// Where the turn goes on after the move chosen, if it earned another
     /// turn: the next choice, weighed already (an index into `leads`).
     next: Option<usize>,
 }
 
-impl<S> Greedy<S> {
+impl<G: Game> Greedy<G> {
     /// A greedy agent; seed it with [`Agent::new_game`].
-    pub fn new() -> Greedy<S> {
+    pub fn new() -> Greedy<G> {
         Greedy {
             rng: SmallRng::seed_from_u64(0),
             pending: None,
             last: None,
             leads: Leads {
+                rules: None,
                 slots: std::array::from_fn(|_| NextChoice {
                     after: Move::Pit(0),
                     position: None,
@@ -109,10 +110,14 @@ struct NextChoice<S> {
     gains: [i32; MAX_PITS + 1],
 }
 
-/// The choices found in a choice's weighing: the first `kept` slots.
+/// The choices found in a choice's weighing: the first `kept` slots, and
+/// the rules they were weighed under (the same position weighs otherwise
+/// under other rules, and positions of Kalah boards of different sizes can
+/// be the same bytes).
 #[derive(Debug, Clone)]
-struct Leads<S> {
-    slots: [NextChoice<S>; 4],
+struct Leads<G: Game> {
+    rules: Option<G>,
+    slots: [NextChoice<G::State>; 4],
     kept: usize,
 }
 
@@ -135,7 +140,7 @@ impl Walk {
     }
 }
 
-impl<S> Default for Greedy<S> {
+impl<G: Game> Default for Greedy<G> {
     fn default() -> Self {
         Greedy::new()
     }
@@ -172,7 +177,7 @@ fn weigh_turn<G: Game>(
     legal: MoveSet,
     mover: Player,
     gains: &mut [i32; MAX_PITS + 1],
-    leads: Option<&mut Leads<G::State>>,
+    leads: Option<&mut Leads<G>>,
 ) -> u64 {
     let mut walk = Walk::new(mover);
     let width = legal.len() as u32;
@@ -191,7 +196,7 @@ fn weigh<G: Game>(
     width: u32,
     walk: &mut Walk,
     gains: &mut [i32; MAX_PITS + 1],
-    mut leads: Option<&mut Leads<G::State>>,
+    mut leads: Option<&mut Leads<G>>,
 ) -> i32 {
     walk.nodes += legal.len() as u64;
     // The moves that end the turn, their gains told without playing them.
@@ -259,7 +264,7 @@ fn play_gain<G: Game>(
     (gain + best, recorded)
 }
 
-impl<G: Game> Agent<G> for Greedy<G::State> {
+impl<G: Game> Agent<G> for Greedy<G> {
     /// It does not search.
     fn reports_search(&self) -> bool {
         false
@@ -276,7 +281,8 @@ impl<G: Game> Agent<G> for Greedy<G::State> {
     }
 
     /// Reseeds the tie-breaks. The next choice weighed already is kept: it
-    /// is what weighing that position gives, whatever the game.
+    /// is what weighing that position under the same rules gives, in
+    /// whatever game it is asked.
     fn new_game(&mut self, seed: u64) {
         self.pending = Some((seed, 0));
     }
@@ -293,7 +299,7 @@ impl<G: Game> Agent<G> for Greedy<G::State> {
         let pits = game.pits();
         let remembered = self.next.take().filter(|&i| {
             let next = &self.leads.slots[i];
-            next.position.as_ref() == Some(state)
+            self.leads.rules.as_ref() == Some(game) && next.position.as_ref() == Some(state)
         });
         let mut best = Best {
             gain: i32::MIN,
@@ -306,6 +312,9 @@ impl<G: Game> Agent<G> for Greedy<G::State> {
             Some(i) => self.leads.slots[i].gains,
             None => {
                 let mut gains = [0; MAX_PITS + 1];
+                if self.leads.rules.as_ref() != Some(game) {
+                    self.leads.rules = Some(game.clone());
+                }
                 let leads = Some(&mut self.leads);
                 nodes = weigh_turn(game, state, legal, mover, &mut gains, leads);
                 gains

@@ -89,8 +89,9 @@ impl Outcome {
 /// [`Game::to_move`] again, since a Kalah move can earn an extra turn.
 ///
 /// A game displays as its canonical game spec (`kalah:pits=4,seeds=3`),
-/// which parses back to the same rules.
-pub trait Game: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
+/// which parses back to the same rules; two games are equal when their
+/// rules are (agents that keep what they weighed check it).
+pub trait Game: Clone + PartialEq + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// One position, with everything that decides the rest of the game.
     type State: Clone + fmt::Debug + PartialEq + Eq + Hash + Send + Sync;
 

@@ -473,6 +473,33 @@ fn greedy_chooses_as_afresh_when_its_turn_goes_on() {
     );
 }
 
+/// What greedy keeps of its turn holds for the rules it was weighed under:
+/// a Kalah position of one board size can be the same bytes as one of
+/// another (the ring's unused cells are empty), and weighs otherwise there.
+#[test]
+fn greedy_weighs_afresh_under_other_rules() {
+    let four = KalahRules::new(4, 4).unwrap();
+    let three = KalahRules::new(3, 4).unwrap();
+    let start = four.position_unchecked([&[4, 3, 4, 1], &[3, 1, 4, 0]], [0, 0], Player::ZERO);
+    let spec: AgentSpec = "greedy".parse().unwrap();
+    let mut kept = spec.build::<KalahRules>();
+    kept.new_game(1);
+    let mv = kept.choose(&four, &start).unwrap();
+    assert_eq!(mv, Move::Pit(3), "the move that earns another turn");
+    let mut next = start;
+    four.play_unchecked(&mut next, mv);
+    let there = three.position_unchecked([&[4, 3, 4], &[1, 3, 1]], [0, 4], Player::ZERO);
+    assert_eq!(next, there, "one position of both boards");
+    let mut fresh = spec.build::<KalahRules>();
+    fresh.new_game(2);
+    kept.new_game(2);
+    assert_eq!(
+        kept.choose(&three, &there).unwrap(),
+        fresh.choose(&three, &there).unwrap()
+    );
+    assert_eq!(kept.info().value, fresh.info().value);
+}
+
 fn draw_counts<G: Game>(game: &G, state: &G::State, n: u32, per_seed: u32) -> BTreeMap<Move, u32> {
     let mut agent = "random".parse::<AgentSpec>().unwrap().build::<G>();
     let mut counts = BTreeMap::new();
