@@ -165,42 +165,6 @@ impl KalahRules {
         ring::row_start(self.n(), p)
     }
 
-    /// [`Game::store_gains`] of a position where the mover has two
-    /// non-empty pits or more and the opponent too, pit by pit: the pits
-    /// whose gain is told (a bit set over all `n` pits, empty ones
-    /// included), or `None` where a pit laps the board (rare; then ask
-    /// move by move). No branch on a pit's outcome: which way a move goes
-    /// is random in play.
-    fn row_store_gains(&self, state: &KalahState, gains: &mut [i32; MAX_PITS + 1]) -> Option<u32> {
-        let (n, base) = (self.n(), self.row_start(usize::from(state.to_move)));
-        let lap = 2 * n + 1;
-        let row = &state.cells[base..base + n];
-        if row.iter().any(|&s| usize::from(s) >= lap) {
-            return None;
-        }
-        // `store_gain` without laps: each place gets at most one seed, the
-        // last place exactly one.
-        let mut told = 0u32;
-        for (i, &seeds) in row.iter().enumerate() {
-            let seeds = usize::from(seeds);
-            let mut last = i + seeds;
-            if last >= lap {
-                last -= lap;
-            }
-            let in_row = last < n;
-            let at = if in_row { last } else { 0 };
-            let lands_alone = in_row & (state.cells[base + at] == 0);
-            // The opposite pit, `2n - at` places round from the own pit 0,
-            // gets a seed if the sowing reaches it.
-            let captured = usize::from(state.cells[ring::opposite(n, base + at)])
-                + usize::from(2 * n - at - i <= seeds);
-            let takes = lands_alone & ((captured > 0) | self.empty_capture);
-            gains[i] = (usize::from(seeds >= n - i) + usize::from(takes) * (captured + 1)) as i32;
-            told |= u32::from(last != n) << i;
-        }
-        Some(told)
-    }
-
     /// Sets the player to move after a turn, or ends the game.
     #[inline(always)]
     fn finish_turn(&self, state: &mut KalahState, next: usize) {
@@ -445,21 +409,11 @@ impl Game for KalahRules {
     }
 
     fn store_gains(&self, state: &KalahState, gains: &mut [i32; MAX_PITS + 1]) -> MoveSet {
-        let own_pits = state.legal & ((1 << self.n()) - 1);
-        // Whole-position cases of `store_gain`'s `None`: a move from the
-        // only non-empty pit, or an opponent with fewer than two, may end
-        // the game.
-        if own_pits.count_ones() < 2 || state.waiting.count_ones() < 2 {
-            return MoveSet::default();
-        }
         #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
         if let Some(told) = lanes::store_gains(self, state, gains) {
-            return MoveSet::from_bits(told & own_pits);
+            return told;
         }
-        match self.row_store_gains(state, gains) {
-            Some(told) => MoveSet::from_bits(told & own_pits),
-            None => store_gains_by_move(self, state, gains),
-        }
+        store_gains_by_move(self, state, gains)
     }
 
     fn outcome(&self, state: &KalahState) -> Option<Outcome> {
@@ -569,27 +523,29 @@ impl Game for KalahRules {
     }
 }
 
-/// [`KalahRules::row_store_gains`] for all pits at once, a pit a byte of
+/// [`Game::store_gains`] of Kalah for all pits at once, a pit a byte of
 /// one SSE register: boards of up to 7 pits a row, whose ring of 16 cells
 /// or fewer fits in the register, so that the pits a sowing ends on and
 /// their opposites are read by one byte shuffle each. Greedy weighs every
-/// move of each position of a turn with it: pit by pit it took a third of
-/// a greedy opponent's turn.
+/// move of each position of a turn with it: move by move it took a third
+/// of a greedy opponent's turn. The arithmetic of Kalah's `store_gain`
+/// where no pit laps the board: each place gets at most one seed, the last
+/// place exactly one, and no branch depends on a pit's outcome.
 #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
 mod lanes {
     use std::arch::x86_64::*;
 
     use super::{KalahRules, KalahState};
-    use crate::MAX_PITS;
+    use crate::{MoveSet, MAX_PITS};
 
-    /// The pits whose gain is told (a bit set, empty pits included), or
-    /// `None` for a board too wide or a pit that laps the board.
+    /// The moves whose gain is told, or `None` for a board too wide or a
+    /// pit that laps the board (then ask move by move).
     #[allow(unsafe_code)]
     pub(super) fn store_gains(
         rules: &KalahRules,
         state: &KalahState,
         gains: &mut [i32; MAX_PITS + 1],
-    ) -> Option<u32> {
+    ) -> Option<MoveSet> {
         // SAFETY: this build targets CPUs with SSSE3 (the module's cfg),
         // all that the function needs.
         unsafe { with_ssse3(rules, state, gains) }
@@ -600,10 +556,17 @@ mod lanes {
         rules: &KalahRules,
         state: &KalahState,
         gains: &mut [i32; MAX_PITS + 1],
-    ) -> Option<u32> {
+    ) -> Option<MoveSet> {
         let n = rules.n();
         if 2 * n + 2 > 16 {
             return None;
+        }
+        let own_pits = state.legal & ((1 << n) - 1);
+        // Whole-position cases of `store_gain`'s `None`: a move from the
+        // only non-empty pit, or an opponent with fewer than two, may end
+        // the game.
+        if own_pits.count_ones() < 2 || state.waiting.count_ones() < 2 {
+            return Some(MoveSet::default());
         }
         let word =
             |at: usize| i64::from_le_bytes(state.cells[at..at + 8].try_into().expect("8 cells"));
@@ -655,6 +618,6 @@ mod lanes {
             *g = ((bytes >> (8 * i)) & 0xFF) as i32;
         }
         let another_turn = _mm_movemask_epi8(_mm_cmpeq_epi8(last, byte(n))) as u32;
-        Some(!another_turn & row)
+        Some(MoveSet::from_bits(!another_turn & own_pits))
     }
 }
