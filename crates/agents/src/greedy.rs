@@ -148,7 +148,7 @@ impl<G: Game> Default for Greedy<G> {
 
 /// What each legal move of `state` adds to the mover's store by the end
 /// of the turn, with the best continuation of any extra turns, written to
-/// `gains` by action index. `nodes` counts the moves weighed.
+/// `gains` by action index; returns the moves weighed.
 ///
 /// Extra turns are followed while the turn has at most
 /// [`TURN_WIDTH`] move sequences (the product of the numbers of legal moves
@@ -163,9 +163,8 @@ pub(crate) fn turn_gains<G: Game>(
     state: &G::State,
     mover: Player,
     gains: &mut [i32; MAX_PITS + 1],
-    nodes: &mut u64,
-) {
-    *nodes += weigh_turn(game, state, game.legal_moves(state), mover, gains, None);
+) -> u64 {
+    weigh_turn(game, state, game.legal_moves(state), mover, gains, None)
 }
 
 /// [`turn_gains`] where `mover` has `legal`, leaving in `leads` the choices

@@ -316,7 +316,7 @@ fn greedy_rollout_move<G: Game>(
 ) -> Move {
     let mut best = (i32::MIN, 0u32, Move::Pit(0));
     let mut gains = [0; MAX_PITS + 1];
-    turn_gains(game, state, mover, &mut gains, &mut 0);
+    turn_gains(game, state, mover, &mut gains);
     for mv in game.legal_moves(state) {
         let gain = gains[mv.action_index(game.pits())];
         // Random tie-break: a fresh random key per move.
