@@ -191,16 +191,23 @@ pub(crate) fn sown_cells(n: usize, start: usize, skip: usize, seeds: usize) -> u
     if seeds > 2 * n {
         return (cells & skipped) as u32;
     }
-    // As `sow` counts its steps: one more when the run passes the skipped
-    // cell. The run, from the cell after the origin, wraps round the ring.
+    // The run, from the cell after the origin, wraps round the ring.
+    let steps = run_length(ring, start, skip, seeds);
+    let run = ((1u64 << steps) - 1) << (start + 1);
+    ((run | run >> ring) & cells & skipped) as u32
+}
+
+/// How many cells after `start` the `rest` seeds left after whole laps run
+/// over on a ring of `ring` cells: one a seed, and one more when the run
+/// passes the skipped cell.
+#[inline(always)]
+fn run_length(ring: usize, start: usize, skip: usize, rest: usize) -> usize {
     let to_skip = if skip > start {
         skip - start
     } else {
         skip + ring - start
     };
-    let steps = seeds + usize::from(seeds >= to_skip);
-    let run = ((1u64 << steps) - 1) << (start + 1);
-    ((run | run >> ring) & cells & skipped) as u32
+    rest + usize::from(rest >= to_skip)
 }
 
 /// Lifts every seed of cell `start` and sows them one per cell from the
@@ -232,12 +239,7 @@ pub(crate) fn sow(cells: &mut Cells, n: usize, start: usize, skip: usize) -> usi
     // byte store to `start` first: a vector load right after a byte store
     // to the same bytes waits for the store (no store forwarding), which
     // cost a third of a move.
-    let to_skip = if skip > start {
-        skip - start
-    } else {
-        skip + ring - start
-    };
-    let steps = rest as usize + usize::from(rest as usize >= to_skip);
+    let steps = run_length(ring, start, skip, usize::from(rest));
     let (start8, ring8, steps8, skip8) = (start as u8, ring as u8, steps as u8, skip as u8);
     for (k, c) in cells.iter_mut().enumerate() {
         let k = k as u8;
